@@ -32,3 +32,21 @@ export interface ServerModel {
   /** Earliest time >= now at which a request of `cost` would be admitted, without changing state. */
   nextAdmitAt(now: number, cost: number): number
 }
+
+/** Server models by name; the name is what result rows carry in `server`. */
+export type ServerKind =
+  | 'token-bucket-continuous'
+  | 'token-bucket-stepped'
+  | 'fixed-window'
+  | 'sliding-window-log'
+  | 'sliding-window-counter'
+  | 'gcra'
+  | 'leaky-bucket'
+
+/** A quota in the paper's terms: a bucket of `capacity` units refilled at `perMinute` units per minute. */
+export interface QuotaConfig {
+  capacity: number
+  perMinute: number
+  /** Stepped refill: `perMinute * stepIntervalMs / 60000` units every `stepIntervalMs` (default 60 000: 80 every 60 s). */
+  stepIntervalMs?: number
+}
