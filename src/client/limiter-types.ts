@@ -16,8 +16,16 @@ export interface AttemptOutcome<T> {
    */
   retryable: boolean
   reason?: string
-  /** Release resources of a value that will be discarded because the job retries (e.g. cancel a body). */
+  /**
+   * Release resources of a value that will be discarded because the job retries (e.g. cancel a body).
+   * Called as a method (`outcome.discard()`), so a shared function can read `this.value`.
+   */
   discard?(): void
+  /**
+   * True when someone upstream already paced this attempt (our service worker marks its
+   * responses): the outcome is final and is not fed to this limiter's pacer.
+   */
+  neutral?: boolean
 }
 
 export interface Job<T> {
@@ -27,8 +35,24 @@ export interface Job<T> {
   cost?: number
   /** Caller's signal: aborting cancels queue waits, the attempt and retry waits. */
   signal?: AbortSignal
-  /** Perform one attempt. `attemptSignal` aborts on caller abort or the per-attempt timeout. */
+  /**
+   * Perform one attempt. `attemptSignal` aborts on caller abort, the per-attempt timeout or the
+   * deadline. A rejection is a transport failure (an `error` signal with status 0): it is retried
+   * only when `retryErrors` is true, otherwise the call rejects with it.
+   */
   attempt(attemptSignal: AbortSignal, attemptNumber: number): Promise<AttemptOutcome<T>>
   /** For events and errors: a description of the request (method + URL). */
   label?: string
+  /**
+   * Whether `error` outcomes (network failures, attempt timeouts) may be retried. Shells set it
+   * from method idempotency or an `Idempotency-Key`. Default false: a failed non-idempotent
+   * request may have been processed, so sending it again is not ours to decide.
+   */
+  retryErrors?: boolean
+  /** Higher runs first among queued calls of the same lane (default 0). Retries keep their place. */
+  priority?: number
+  /** Overrides the limiter's `deadlineMs` for this call. */
+  deadlineMs?: number
+  /** Overrides the limiter's `retryBudget` for this call. */
+  retryBudget?: number
 }

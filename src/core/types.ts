@@ -74,6 +74,16 @@ export interface Aggregate {
   windowMs: number
 }
 
+/** What an AATB pacer tells the telemetry endpoint about one lane (counts since its previous report). */
+export interface PacerReport {
+  /** Attempts sent (successes and failures). */
+  attempts: number
+  /** Attempts answered 429 (congestion). */
+  throttled: number
+  /** The quota the server announced (RateLimit-Policy), when seen: `quota` units per `windowMs`. */
+  quota?: { quota: number; windowMs: number }
+}
+
 /**
  * The contract every strategy implements (ATB, AATB, exponential, window, none, and
  * the simulator's peers). Pure: no timers, no Date.now, no Math.random, no I/O.
@@ -100,6 +110,21 @@ export interface Pacer {
   toJSON(now: number): PacerState
   /** AATB only: take in the fleet's aggregate from the telemetry endpoint. */
   onAggregate?(now: number, aggregate: Aggregate): void
+  /**
+   * AATB only (optional): epoch ms at which this pacer next wants to report to the
+   * telemetry endpoint; <= now means due now (e.g. right after a 429), Infinity means
+   * nothing to report. `backlog` (requests queued in the lane) keeps a waiting lane
+   * reporting. Whoever drives reporting (the telemetry driver in the shells, the
+   * simulator in virtual time) calls `takeReport` once this time is reached, sends the
+   * counts with the lane's scope, client id and backlog, and passes the reply to
+   * `onAggregate`. A lost or late reply is fine: the pacer falls back to local pacing.
+   */
+  reportDueAt?(now: number, backlog?: number): number
+  /**
+   * AATB only (optional): the counts since the previous report, resetting them, or
+   * undefined when nothing should be sent now (the pacer then moves its schedule on).
+   */
+  takeReport?(now: number): PacerReport | undefined
   /** Rate currently allowed (units per second); Infinity when not pacing. For stats and events. */
   readonly ratePerSecond: number
   /** Tokens available now (Infinity when not pacing). For stats. */

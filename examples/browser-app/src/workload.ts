@@ -1,0 +1,51 @@
+// The load the widgets (and the end-to-end test) put on the shared quota: a bounded
+// number of requests, a few at a time, stopping early at a wall-clock limit.
+
+export interface HammerOptions {
+  /** Upper bound on requests issued. */
+  requests: number
+  /** Requests in flight at once from this tab. */
+  concurrency: number
+  /** Stop issuing new requests after this long (ms); in-flight ones still settle. Default: no limit. */
+  durationMs?: number
+  /** URL of request i. */
+  url(i: number): string
+}
+
+export interface HammerResult {
+  /** Final status of every request, in completion order. */
+  statuses: number[]
+  /** Responses carrying the worker's `x-polite-fetch: paced` marker. */
+  paced: number
+  /** Requests that rejected (network error, give-up outside the worker), with the reason. */
+  failures: string[]
+  elapsedMs: number
+}
+
+export async function hammer(
+  fetchFn: (url: string) => Promise<Response>,
+  options: HammerOptions,
+  onResponse: (status: number) => void = () => {},
+): Promise<HammerResult> {
+  const started = performance.now()
+  const deadline = options.durationMs === undefined ? Infinity : started + options.durationMs
+  const result: HammerResult = { statuses: [], paced: 0, failures: [], elapsedMs: 0 }
+  let issued = 0
+  const lane = async () => {
+    while (issued < options.requests && performance.now() < deadline) {
+      const i = issued++
+      try {
+        const response = await fetchFn(options.url(i))
+        await response.arrayBuffer()
+        result.statuses.push(response.status)
+        if (response.headers.get('x-polite-fetch') === 'paced') result.paced++
+        onResponse(response.status)
+      } catch (error) {
+        result.failures.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error))
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, lane))
+  result.elapsedMs = performance.now() - started
+  return result
+}

@@ -1,0 +1,96 @@
+// `polite-fetch telemetry-server`: the AATB telemetry endpoint on node:http.
+//   --port 8787  --host 127.0.0.1  [--redis redis://127.0.0.1:6379]
+//   [--quota scope=perMinute]…  [--token [tenant=]token:scope1,scope2]…
+import { parseArgs } from 'node:util'
+import { parseTokenArg } from '../server/auth.js'
+import type { TenantGrant } from '../server/auth.js'
+import type { QuotaRate, TelemetryHandlerOptions } from '../server/handle-telemetry.js'
+import { createMemoryStore } from '../server/memory-store.js'
+import { createRedisStore } from '../server/redis-store.js'
+import { serve } from '../server/serve.js'
+
+const usage = `usage: polite-fetch telemetry-server [options]
+
+  --port <n>                     listen port (default 8787; 0 = any free port)
+  --host <addr>                  listen address (default 127.0.0.1)
+  --redis <url>                  share aggregates through Redis (default: in memory)
+  --quota <scope>=<perMinute>    the scope's quota refill rate (repeatable); scopes
+                                 without one use the rate clients learned from RateLimit-Policy
+  --token [tenant=]<token>:<scopes>
+                                 bearer token allowed to report on comma-separated scopes,
+                                 or * for all (repeatable); no --token = open (development only)
+`
+
+export interface ParsedServerArgs {
+  port: number
+  host: string
+  redis?: string
+  quotas: Record<string, QuotaRate>
+  tokens: Record<string, TenantGrant>
+}
+
+/** Parse the command line; returns an error message for bad input. */
+export function parseServerArgs(argv: string[]): ParsedServerArgs | string {
+  let values
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string', default: '8787' },
+        host: { type: 'string', default: '127.0.0.1' },
+        redis: { type: 'string' },
+        quota: { type: 'string', multiple: true, default: [] },
+        token: { type: 'string', multiple: true, default: [] },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values
+  } catch (error) {
+    return (error as Error).message
+  }
+  if (values.help) return 'help'
+  const port = Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return `invalid --port ${values.port}`
+  const quotas: Record<string, QuotaRate> = {}
+  for (const item of values.quota ?? []) {
+    const equals = item.lastIndexOf('=')
+    const perMinute = Number(item.slice(equals + 1))
+    if (equals <= 0 || !(perMinute > 0) || !Number.isFinite(perMinute)) return `invalid --quota ${item} (want scope=perMinute)`
+    quotas[item.slice(0, equals)] = { perMinute }
+  }
+  const tokens: Record<string, TenantGrant> = {}
+  for (const [index, item] of (values.token ?? []).entries()) {
+    const parsed = parseTokenArg(item, index)
+    if (!parsed) return `invalid --token ${item} (want [tenant=]token:scope1,scope2)`
+    tokens[parsed[0]] = parsed[1]
+  }
+  const parsed: ParsedServerArgs = { port, host: values.host ?? '127.0.0.1', quotas, tokens }
+  if (values.redis) parsed.redis = values.redis
+  return parsed
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const args = parseServerArgs(argv)
+  if (args === 'help') {
+    process.stdout.write(usage)
+    return 0
+  }
+  if (typeof args === 'string') {
+    process.stderr.write(`polite-fetch telemetry-server: ${args}\n\n${usage}`)
+    return 1
+  }
+  const store = args.redis ? createRedisStore({ url: args.redis }) : createMemoryStore()
+  const options: TelemetryHandlerOptions = { store, quotas: args.quotas }
+  if (Object.keys(args.tokens).length > 0) options.auth = { tokens: args.tokens }
+  const server = await serve({ port: args.port, host: args.host, options })
+  const mode = Object.keys(args.tokens).length > 0 ? `${Object.keys(args.tokens).length} token(s)` : 'OPEN (no --token: development only)'
+  process.stdout.write(`telemetry server on ${server.url} (store: ${args.redis ? 'redis' : 'memory'}, auth: ${mode})\n`)
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+  await server.close()
+  await store.close?.()
+  return 0
+}

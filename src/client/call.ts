@@ -1,0 +1,63 @@
+// One caller's request through the limiter: its place in the lane, its deadline and
+// attempt counters, and how to settle it. The call object is its own abort listener
+// (`handleEvent`) and is passed as the argument of its timers, so the hot path
+// allocates no closures per request.
+import type { Signal } from '../core/types.js'
+import type { Lane } from './lane.js'
+import type { Job } from './limiter-types.js'
+
+/** The parts of the limiter a call reaches back into (see create-limiter.ts). */
+export interface CallOwner {
+  onCallerAbort(call: Call<unknown>): void
+  onCallTimer(call: Call<unknown>): void
+}
+
+export type CallState = 'queued' | 'running' | 'done'
+
+export class Call<T> {
+  readonly owner: CallOwner
+  readonly job: Job<T>
+  readonly lane: Lane
+  readonly seq: number
+  readonly priority: number
+  readonly cost: number
+  readonly deadlineAt: number
+  readonly retryBudget: number
+  state: CallState = 'queued'
+  /** Earliest epoch ms for the next attempt (0 for a fresh call). */
+  notBefore = 0
+  /** Epoch ms the call (re-)entered the lane, for the attempt event's waitedMs. */
+  enqueuedAt: number
+  attempts = 0
+  retries = 0
+  /** The one timer a call has at a time: its deadline while queued, its attempt timeout while running. */
+  timer: unknown = undefined
+  /** Whether the running attempt's timer is the call's deadline (else the per-attempt timeout). */
+  timerIsDeadline = false
+  controller: AbortController | undefined = undefined
+  lastSignal: Signal | undefined = undefined
+  resolve!: (value: T) => void
+  reject!: (reason: unknown) => void
+
+  constructor(owner: CallOwner, lane: Lane, job: Job<T>, seq: number, now: number, deadlineMs: number, retryBudget: number) {
+    this.owner = owner
+    this.job = job
+    this.lane = lane
+    this.seq = seq
+    this.priority = typeof job.priority === 'number' && Number.isFinite(job.priority) ? job.priority : 0
+    this.cost = typeof job.cost === 'number' && job.cost >= 0 && Number.isFinite(job.cost) ? job.cost : 1
+    this.deadlineAt = now + deadlineMs
+    this.retryBudget = retryBudget
+    this.enqueuedAt = now
+  }
+
+  /** The caller's signal aborted (the call is registered as its 'abort' listener). */
+  handleEvent(): void {
+    this.owner.onCallerAbort(this as Call<unknown>)
+  }
+}
+
+/** Timer callback shared by every call (the call is the timer's argument). */
+export function fireCallTimer(call: Call<unknown>): void {
+  call.owner.onCallTimer(call)
+}

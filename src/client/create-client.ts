@@ -1,0 +1,178 @@
+// The drop-in fetch: `client.fetch(input, init)` has the signature of the global
+// fetch and resolves with the final Response (non-2xx included). Each call becomes a
+// FetchJob in the lane of its scope; the limiter paces, retries and settles it.
+import { RouteScopes } from '../core/scope.js'
+import { createLimiter, type Limiter } from './create-limiter.js'
+import { type BodySource, type FetchContext, type FetchFunction, FetchJob } from './fetch-job.js'
+import type { ScopeStats } from './lane.js'
+import type { LimiterEventName, Listener } from './limiter-events.js'
+import { type ClientOptions, type RequestDescriptor, resolveClientOptions } from './options.js'
+import { isReplayableBody, readBounded } from './request-body.js'
+
+/** Per-request options, passed as `init.politeFetch`. */
+export interface PoliteFetchInit {
+  /**
+   * Makes any body replayable: called once per attempt for a fresh body (e.g. a new stream
+   * over the same file). Takes precedence over `init.body`.
+   */
+  body?: () => BodyInit | null
+  /** Higher goes first among this scope's waiting calls. @default 0 */
+  priority?: number
+  /** Quota units each attempt costs. @default the client's `cost(request)`, else 1 */
+  cost?: number
+  /** Whole-call deadline for this request. @default the client's `deadlineMs` */
+  deadlineMs?: number
+  /** Maximum retries for this request. @default the client's `retryBudget` */
+  retryBudget?: number
+  /** Lane to use, bypassing the client's `scope` function and learned routes. */
+  scope?: string
+}
+
+/** RequestInit plus `politeFetch`; any RequestInit is one, so `client.fetch` accepts what fetch accepts. */
+export interface PoliteRequestInit extends RequestInit {
+  politeFetch?: PoliteFetchInit
+}
+
+export interface Client {
+  /** Same signature and result as the global fetch; paced and retried per scope. */
+  fetch(input: RequestInfo | URL, init?: PoliteRequestInit): Promise<Response>
+  stats(): ScopeStats[]
+  on<E extends LimiterEventName>(event: E, listener: Listener<E>): () => void
+  /** Rejects waiting calls, aborts attempts in flight, writes pacer state to the store. */
+  close(): Promise<void>
+}
+
+/** RFC 9110 §9.2.2: methods whose repetition has the same effect as one request. */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
+
+function isRequest(input: unknown): input is Request {
+  // Duck-typed rather than instanceof: a Request from another realm or polyfill counts too.
+  return (
+    typeof input === 'object' &&
+    input !== null &&
+    typeof (input as Request).url === 'string' &&
+    typeof (input as Request).method === 'string' &&
+    typeof (input as Request).headers === 'object'
+  )
+}
+
+function baseUrl(): string | undefined {
+  const location = (globalThis as { location?: { href?: unknown } }).location
+  return typeof location?.href === 'string' ? location.href : undefined
+}
+
+function headersOf(input: RequestInfo | URL, init: RequestInit | undefined): Headers {
+  if (init?.headers !== undefined) return new Headers(init.headers)
+  return isRequest(input) ? input.headers : new Headers()
+}
+
+export function createClient(options: ClientOptions = {}): Client {
+  const clientOptions = resolveClientOptions(options)
+  const limiter: Limiter = createLimiter(options)
+  const routes = new RouteScopes(clientOptions.maxLearnedRoutes)
+  const initialFetch: FetchFunction | undefined = typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined
+  // Resolved through the clock the limiter uses, so signals and pacing share one time.
+  const clock = options.clock
+  const context: FetchContext = {
+    underlying,
+    now: clock === undefined ? Date.now : () => clock.now(),
+    routes,
+  }
+
+  function underlying(): FetchFunction {
+    const chosen = clientOptions.fetch ?? globalThis.fetch
+    // Someone replaced the global fetch with this client's fetch: use the one that was there.
+    if (chosen === politeFetch && initialFetch !== undefined) return initialFetch
+    if (typeof chosen !== 'function') throw new TypeError('polite-fetch: no fetch implementation available')
+    return chosen
+  }
+
+  function politeFetch(input: RequestInfo | URL, init?: PoliteRequestInit): Promise<Response> {
+    let job: FetchJob | Promise<FetchJob> | undefined
+    try {
+      job = prepare(input, init)
+      if (job === undefined) return underlying()(input, init)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return job instanceof FetchJob ? limiter.run(job) : job.then((ready) => limiter.run(ready))
+  }
+
+  /** The job for a call, a promise of it when a Request body must be read first, or undefined to pass through. */
+  function prepare(input: RequestInfo | URL, init: PoliteRequestInit | undefined): FetchJob | Promise<FetchJob> | undefined {
+    const request = isRequest(input) ? input : undefined
+    const href = request !== undefined ? request.url : typeof input === 'string' ? input : String(input)
+    let url: URL
+    try {
+      url = new URL(href, baseUrl())
+    } catch {
+      return undefined // let fetch raise its own TypeError for the bad URL
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined // data:, blob:, file: have no quota
+    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase()
+    const polite = init?.politeFetch
+    const signal =
+      init !== undefined && 'signal' in init ? (init.signal ?? undefined) : request !== undefined ? request.signal : undefined
+    const origin = url.origin
+    const pathname = url.pathname
+
+    let descriptor: RequestDescriptor | undefined
+    const describe = (): RequestDescriptor => (descriptor ??= { url, method, headers: headersOf(input, init) })
+
+    let scope: string
+    let learn = false
+    if (typeof polite?.scope === 'string') scope = polite.scope
+    else if (clientOptions.scope !== undefined) scope = String(clientOptions.scope(describe()))
+    else {
+      scope = routes.scopeFor(method, origin, pathname)
+      learn = true
+    }
+    let cost = polite?.cost ?? (clientOptions.cost === undefined ? 1 : clientOptions.cost(describe()))
+    if (typeof cost !== 'number' || !(cost >= 0) || !Number.isFinite(cost)) cost = 1
+
+    const attemptInit: RequestInit & { politeFetch?: unknown; duplex?: string } = init === undefined ? {} : { ...init }
+    delete attemptInit.politeFetch
+    let body: BodySource = { kind: 'none' }
+    let pendingRead: ReturnType<typeof readBounded> | undefined
+    if (typeof polite?.body === 'function') body = { kind: 'factory', factory: polite.body }
+    else if (init?.body !== undefined && init.body !== null) {
+      body = isReplayableBody(init.body) ? { kind: 'value', value: init.body } : { kind: 'once', value: init.body }
+    } else if (request !== undefined && request.body !== null && (init === undefined || !('body' in init))) {
+      if (request.bodyUsed) throw new TypeError('polite-fetch: the Request body has already been used')
+      pendingRead = readBounded(request.body, clientOptions.maxBodyBytes)
+    }
+
+    const idempotent = IDEMPOTENT_METHODS.has(method) || describe().headers.has('idempotency-key')
+    const make = (source: BodySource): FetchJob =>
+      new FetchJob({
+        context,
+        input,
+        init: attemptInit,
+        body: source,
+        scope,
+        cost,
+        signal,
+        method,
+        origin,
+        pathname,
+        learn,
+        retryErrors: idempotent && source.kind !== 'once',
+        priority: polite?.priority,
+        deadlineMs: polite?.deadlineMs,
+        retryBudget: polite?.retryBudget,
+      })
+    if (pendingRead === undefined) return make(body)
+    return pendingRead.then((read) => {
+      if (read.replayable) return make({ kind: 'value', value: read.bytes as BodyInit })
+      attemptInit.duplex = 'half' // required by fetch for a stream body
+      return make({ kind: 'once', value: read.stream as BodyInit })
+    })
+  }
+
+  return {
+    fetch: politeFetch,
+    stats: () => limiter.stats(),
+    on: (event, listener) => limiter.on(event, listener),
+    close: () => limiter.close(),
+  }
+}

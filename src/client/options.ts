@@ -1,0 +1,210 @@
+// Every option of the limiter and the fetch client, with its default, in one place.
+// Options are validated eagerly (at create time) with messages that name the option,
+// what it expects and what it got, so a typo fails at start-up, not at the first 429.
+import { atb } from '../core/pacers/index.js'
+import type { Clock, Random, Store, Strategy } from '../core/types.js'
+import { systemClock } from './system-clock.js'
+import type { AnyClock } from './timer.js'
+
+export interface LimiterOptions {
+  /** How each lane paces its attempts. @default atb() */
+  strategy?: Strategy
+  /** Time source and sleeper; inject a manual clock in tests or the simulator. @default systemClock */
+  clock?: Clock
+  /** Uniform random numbers in [0, 1), for jitter and the pacers. @default Math.random */
+  random?: Random
+  /** Per-attempt timeout in ms; a timed-out attempt is an `error` signal. @default Infinity (none, like fetch) */
+  timeoutMs?: number
+  /**
+   * Whole-call deadline in ms, queue waits and retries included. When the next possible attempt
+   * (the server's retryAt, the lane's pacing) lies past it, the call rejects at once with a
+   * `DeadlineError` carrying `retryAt`. @default 60_000
+   */
+  deadlineMs?: number
+  /** Maximum retries per call (a call makes at most retryBudget + 1 attempts). @default Infinity */
+  retryBudget?: number
+  /** Calls waiting per lane; one more rejects at once with `QueueFullError`. @default 10_000 */
+  maxQueue?: number
+  /**
+   * A Retry-After (or retry-after-ms) asking for a longer wait than this fails fast with
+   * `RetryAfterTooLongError` carrying `retryAt`, instead of a silent hours-long sleep. @default 60_000
+   */
+  maxRetryAfterMs?: number
+  /** Attempts in flight per lane at once. @default 64 */
+  maxInFlight?: number
+  /** A lane with nothing queued or in flight for this long is evicted (its state saved to `store`). @default 60_000 */
+  idleMs?: number
+  /** Where lanes' pacer state is kept across evictions, reloads and worker restarts. @default none */
+  store?: Store
+  /** Prefix of the store keys (one key per scope). @default 'polite-fetch:pacer:' */
+  storeKeyPrefix?: string
+  /** Pacer state changes are written to `store` at most this often per lane (coalesced). @default 1_000 */
+  persistIntervalMs?: number
+  /**
+   * Waits derived from a server's retryAt get a random extra of up to this fraction of the wait
+   * (capped by `maxJitterMs`), so clients told the same Retry-After do not wake together. @default 0.1
+   */
+  jitterRatio?: number
+  /** Cap of that extra wait, in ms. @default 1_000 */
+  maxJitterMs?: number
+  /** First backoff step for retried `error` signals (network failures teach the pacer nothing). @default 100 */
+  errorBackoffBaseMs?: number
+  /** Largest backoff step for retried `error` signals. @default 10_000 */
+  errorBackoffMaxMs?: number
+}
+
+export interface ResolvedLimiterOptions {
+  strategy: Strategy
+  clock: AnyClock
+  random: Random
+  timeoutMs: number
+  deadlineMs: number
+  retryBudget: number
+  maxQueue: number
+  maxRetryAfterMs: number
+  maxInFlight: number
+  idleMs: number
+  store: Store | undefined
+  storeKeyPrefix: string
+  persistIntervalMs: number
+  jitterRatio: number
+  maxJitterMs: number
+  errorBackoffBaseMs: number
+  errorBackoffMaxMs: number
+}
+
+export const limiterDefaults = {
+  timeoutMs: Infinity,
+  deadlineMs: 60_000,
+  retryBudget: Infinity,
+  maxQueue: 10_000,
+  maxRetryAfterMs: 60_000,
+  maxInFlight: 64,
+  idleMs: 60_000,
+  storeKeyPrefix: 'polite-fetch:pacer:',
+  persistIntervalMs: 1_000,
+  jitterRatio: 0.1,
+  maxJitterMs: 1_000,
+  errorBackoffBaseMs: 100,
+  errorBackoffMaxMs: 10_000,
+} as const
+
+/** A description of an outgoing request, for the `scope` and `cost` options (no body: it may be a stream). */
+export interface RequestDescriptor {
+  url: URL
+  /** Upper-case method. */
+  method: string
+  headers: Headers
+}
+
+export interface ClientOptions extends LimiterOptions {
+  /** The underlying fetch, looked up on globalThis at each call when omitted (so later polyfills count). */
+  fetch?: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
+  /**
+   * The quota scope (lane) of a request. @default the URL's origin, refined to `origin#policy` once the
+   * server named the policy (RateLimit-Policy, X-RateLimit-Bucket, …) that a route draws on
+   */
+  scope?: (request: RequestDescriptor) => string
+  /** Quota units one attempt of a request costs. @default 1 */
+  cost?: (request: RequestDescriptor) => number
+  /**
+   * Request bodies that must be read to be replayed (a Request's body) are buffered up to this many
+   * bytes; a larger or streamed body is sent once and not retried (the caller gets the 429 response
+   * and a `give-up` event with reason `body-not-replayable`). @default 1_048_576 (1 MiB)
+   */
+  maxBodyBytes?: number
+  /** Routes remembered for scope refinement (method + path template → policy). @default 1_000 */
+  maxLearnedRoutes?: number
+}
+
+export const clientDefaults = {
+  maxBodyBytes: 1_048_576,
+  maxLearnedRoutes: 1_000,
+} as const
+
+function fail(name: string, expected: string, value: unknown): never {
+  const type = value === null ? 'null' : typeof value
+  throw new TypeError(`polite-fetch: option \`${name}\` must be ${expected}; received ${String(value)} (${type})`)
+}
+
+function nonNegative(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) fail(name, 'a number >= 0', value)
+  return value
+}
+
+function positiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !(value >= 1) || (Number.isFinite(value) && !Number.isInteger(value))) {
+    fail(name, 'an integer >= 1 (or Infinity)', value)
+  }
+  return value
+}
+
+export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLimiterOptions {
+  if (typeof options !== 'object' || options === null) fail('options', 'an object', options)
+  const { strategy, clock, random, store } = options
+  if (strategy !== undefined && (typeof strategy !== 'object' || typeof strategy?.create !== 'function')) {
+    fail('strategy', 'a Strategy ({ name, create })', strategy)
+  }
+  if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.sleep !== 'function')) {
+    fail('clock', 'a Clock ({ now, sleep })', clock)
+  }
+  if (random !== undefined && typeof random !== 'function') fail('random', 'a function', random)
+  if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
+    fail('store', 'a Store ({ get, set })', store)
+  }
+  const jitterRatio = nonNegative('jitterRatio', options.jitterRatio, limiterDefaults.jitterRatio)
+  if (jitterRatio > 1) fail('jitterRatio', 'a number in [0, 1]', jitterRatio)
+  const retryBudget = nonNegative('retryBudget', options.retryBudget, limiterDefaults.retryBudget)
+  if (Number.isFinite(retryBudget) && !Number.isInteger(retryBudget)) fail('retryBudget', 'an integer >= 0', retryBudget)
+  const storeKeyPrefix = options.storeKeyPrefix ?? limiterDefaults.storeKeyPrefix
+  if (typeof storeKeyPrefix !== 'string') fail('storeKeyPrefix', 'a string', storeKeyPrefix)
+  return {
+    strategy: strategy ?? atb(),
+    clock: (clock ?? systemClock) as AnyClock,
+    random: random ?? Math.random,
+    timeoutMs: positiveNumber('timeoutMs', options.timeoutMs, limiterDefaults.timeoutMs),
+    deadlineMs: positiveNumber('deadlineMs', options.deadlineMs, limiterDefaults.deadlineMs),
+    retryBudget,
+    maxQueue: nonNegative('maxQueue', options.maxQueue, limiterDefaults.maxQueue),
+    maxRetryAfterMs: nonNegative('maxRetryAfterMs', options.maxRetryAfterMs, limiterDefaults.maxRetryAfterMs),
+    maxInFlight: positiveInteger('maxInFlight', options.maxInFlight, limiterDefaults.maxInFlight),
+    idleMs: positiveNumber('idleMs', options.idleMs, limiterDefaults.idleMs),
+    store,
+    storeKeyPrefix,
+    persistIntervalMs: nonNegative('persistIntervalMs', options.persistIntervalMs, limiterDefaults.persistIntervalMs),
+    jitterRatio,
+    maxJitterMs: nonNegative('maxJitterMs', options.maxJitterMs, limiterDefaults.maxJitterMs),
+    errorBackoffBaseMs: nonNegative('errorBackoffBaseMs', options.errorBackoffBaseMs, limiterDefaults.errorBackoffBaseMs),
+    errorBackoffMaxMs: nonNegative('errorBackoffMaxMs', options.errorBackoffMaxMs, limiterDefaults.errorBackoffMaxMs),
+  }
+}
+
+function positiveNumber(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !(value > 0)) fail(name, 'a number > 0', value)
+  return value
+}
+
+export interface ResolvedClientOptions {
+  fetch: ((input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) | undefined
+  scope: ((request: RequestDescriptor) => string) | undefined
+  cost: ((request: RequestDescriptor) => number) | undefined
+  maxBodyBytes: number
+  maxLearnedRoutes: number
+}
+
+export function resolveClientOptions(options: ClientOptions = {}): ResolvedClientOptions {
+  for (const name of ['fetch', 'scope', 'cost'] as const) {
+    const value = options[name]
+    if (value !== undefined && typeof value !== 'function') fail(name, 'a function', value)
+  }
+  return {
+    fetch: options.fetch,
+    scope: options.scope,
+    cost: options.cost,
+    maxBodyBytes: nonNegative('maxBodyBytes', options.maxBodyBytes, clientDefaults.maxBodyBytes),
+    maxLearnedRoutes: positiveInteger('maxLearnedRoutes', options.maxLearnedRoutes, clientDefaults.maxLearnedRoutes),
+  }
+}

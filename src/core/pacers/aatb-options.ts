@@ -1,0 +1,52 @@
+// Options of the default AATB, with their defaults in one place.
+import type { AtbOptions } from './atb-options.js'
+
+export interface AatbOptions {
+  /** Options of the inner default ATB, which does all pacing when no aggregate applies. */
+  atb?: AtbOptions
+  /** Routine report period while the lane is active (the paper's report window). Default 30 000 ms. */
+  reportWindowMs?: number
+  /** After a 429, report early, but at most once per this interval. Default 2 000 ms. */
+  throttleReportIntervalMs?: number
+  /** A lane with no attempt and no backlog for this long stops reporting. Default 60 000 ms. */
+  idleAfterMs?: number
+  /** An aggregate older than this is ignored (telemetry is down: pure ATB). Default 90 000 ms. */
+  aggregateTtlMs?: number
+  /** After an aggregate reported a 429, the fleet counts as congested for this long. Default 60 000 ms. */
+  congestionHoldMs?: number
+  /**
+   * Bounded influence: without a local 429 within `confirmWindowMs`, an aggregate can hold
+   * back this lane's next attempt by at most this long. Default 10 000 ms.
+   */
+  maxAggregatePauseMs?: number
+  /** How recent a local 429 must be to confirm the fleet's congestion. Default 60 000 ms. */
+  confirmWindowMs?: number
+  /** The hold-back bound once a local 429 confirmed the congestion. Default 120 000 ms. */
+  maxConfirmedPauseMs?: number
+}
+
+export type ResolvedAatbOptions = Required<Omit<AatbOptions, 'atb'>> & { atb: AtbOptions }
+
+export const AATB_DEFAULTS: ResolvedAatbOptions = {
+  atb: {},
+  reportWindowMs: 30_000,
+  throttleReportIntervalMs: 2_000,
+  idleAfterMs: 60_000,
+  aggregateTtlMs: 90_000,
+  congestionHoldMs: 60_000,
+  maxAggregatePauseMs: 10_000,
+  confirmWindowMs: 60_000,
+  maxConfirmedPauseMs: 120_000,
+}
+
+/** Merge options over the defaults; values that make no sense fall back to the default. */
+export function resolveAatbOptions(options: AatbOptions = {}): ResolvedAatbOptions {
+  const o: ResolvedAatbOptions = { ...AATB_DEFAULTS, atb: options.atb ?? {} }
+  for (const key of Object.keys(AATB_DEFAULTS) as (keyof AatbOptions)[]) {
+    if (key === 'atb') continue
+    const value = options[key]
+    if (typeof value === 'number' && value >= 0 && !Number.isNaN(value)) o[key] = value
+  }
+  if (o.maxConfirmedPauseMs < o.maxAggregatePauseMs) o.maxConfirmedPauseMs = o.maxAggregatePauseMs
+  return o
+}

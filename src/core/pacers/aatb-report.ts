@@ -1,0 +1,77 @@
+// Report bookkeeping of the default AATB pacer: counts since the previous report, the
+// quota hint last seen, and when the next report is due (every report window while
+// the lane is active; early after a 429, at most once per throttle-report interval).
+import type { PacerReport, Signal } from '../types.js'
+
+export interface ReportSchedule {
+  reportWindowMs: number
+  throttleReportIntervalMs: number
+  /** A lane with no attempt (and no backlog) for this long stops reporting. */
+  idleAfterMs: number
+}
+
+export interface ReportCounter {
+  onSend(now: number, cost: number): void
+  onResult(now: number, signal: Signal): void
+  dueAt(now: number, backlog?: number): number
+  take(now: number): PacerReport | undefined
+  readonly lastReportAt: number
+}
+
+/** The request quota a response announced, preferring the policy the signal names, else the tightest. */
+export function quotaHintOf(signal: Signal): PacerReport['quota'] {
+  let best: PacerReport['quota']
+  let bestRate = Infinity
+  for (const policy of signal.policies ?? []) {
+    if (policy.unit !== undefined && policy.unit !== 'requests') continue
+    if (!(policy.quota > 0) || !(policy.windowMs !== undefined && policy.windowMs > 0)) continue
+    const hint = { quota: policy.quota, windowMs: policy.windowMs }
+    if (signal.policy !== undefined && policy.name === signal.policy) return hint
+    const rate = policy.quota / policy.windowMs
+    if (rate < bestRate) {
+      bestRate = rate
+      best = hint
+    }
+  }
+  return best
+}
+
+export function createReportCounter(schedule: ReportSchedule): ReportCounter {
+  let attempts = 0
+  let throttled = 0
+  let quota: PacerReport['quota']
+  let lastReportAt = -Infinity
+  let lastThrottleReportAt = -Infinity
+  let lastActivityAt = -Infinity
+  return {
+    onSend(now, cost) {
+      attempts += Math.max(0, cost)
+      lastActivityAt = now
+    },
+    onResult(now, signal) {
+      if (signal.kind === 'throttled') throttled++
+      const hint = quotaHintOf(signal)
+      if (hint) quota = hint
+      lastActivityAt = now
+    },
+    dueAt(now, backlog = 0) {
+      if (throttled > 0) return Math.max(now, lastThrottleReportAt + schedule.throttleReportIntervalMs)
+      const active = backlog > 0 || now - lastActivityAt < schedule.idleAfterMs
+      if (!active) return Infinity
+      // After a quiet spell this is in the past: report at once so the fleet learns of us.
+      return Math.max(now, lastReportAt + schedule.reportWindowMs)
+    },
+    take(now) {
+      // A 429 is always an attempt; resumed state could disagree, so never report fewer attempts than 429s.
+      const counted = Math.max(Math.round(attempts), throttled)
+      const report: PacerReport = { attempts: counted, throttled }
+      if (quota) report.quota = quota
+      if (throttled > 0) lastThrottleReportAt = now
+      lastReportAt = now
+      attempts = 0
+      throttled = 0
+      return report
+    },
+    get lastReportAt() { return lastReportAt },
+  }
+}

@@ -1,0 +1,101 @@
+// Whether and when one call tries again, as a pure function of what its last attempt
+// said. The lane-wide pacing (how fast the scope may send) lives in the pacer; this
+// decides the one call's fate: retry no earlier than `notBefore`, or give up and why.
+//
+// Safety rules (RFC 9110 §9.2.2, and what users of retry libraries keep asking for):
+// - `throttled` (429) and `overloaded` (503) were not processed by the server, so they
+//   are retried for any method, as long as the attempt is replayable;
+// - `error` (no response: network failure, timeout) may have been processed, so it is
+//   retried only when the caller said so (idempotent method or Idempotency-Key);
+// - the server's retryAt is a floor, never shortened; a retryAt beyond `maxRetryAfterMs`
+//   or beyond the call's deadline fails fast instead of sleeping through it.
+import type { Random, Signal } from './types.js'
+
+export type GiveUpReason =
+  | 'not-retryable'
+  | 'body-not-replayable'
+  | 'unsafe-to-retry'
+  | 'retry-budget'
+  | 'retry-after-too-long'
+  | 'deadline'
+  | 'aborted'
+  | 'queue-full'
+  | 'closed'
+
+export type RetryDecision =
+  | { retry: true; notBefore: number }
+  /** `retryAt`: when an attempt could have been made, for the caller's error. */
+  | { retry: false; reason: GiveUpReason | string; retryAt?: number }
+
+export interface RetryInput {
+  now: number
+  signal: Signal
+  /** The attempt's own verdict (false for a body that cannot be replayed, …). */
+  retryable: boolean
+  /** Why the attempt is not retryable, when it says. */
+  reason?: string | undefined
+  /** Whether the job allows `error` signals to be retried. */
+  retryErrors: boolean
+  /** Failed attempts so far, this one included (1 after the first failure). */
+  failures: number
+  /** Retries already made (failures - 1 when every failure was retried). */
+  retries: number
+  retryBudget: number
+  /** Epoch ms by which the call must be settled. */
+  deadlineAt: number
+  maxRetryAfterMs: number
+  /** The pacer's per-request wait for this failure (`Pacer.retryDelayMs`), 0 when it has none. */
+  pacerRetryDelayMs: number
+  /** Epoch ms the lane is gated until (retryAt plus jitter), 0 when not gated. */
+  gateUntil: number
+  /** Backoff for `error` signals, which teach no pacer anything: exponential, half jittered. */
+  errorBackoffBaseMs: number
+  errorBackoffMaxMs: number
+  random: Random
+}
+
+export function decideRetry(input: RetryInput): RetryDecision {
+  const { signal, now } = input
+  if (signal.kind === 'ok') return { retry: false, reason: 'not-retryable' }
+  if (!input.retryable) return { retry: false, reason: input.reason ?? 'not-retryable' }
+  if (signal.kind === 'error' && !input.retryErrors) return { retry: false, reason: 'unsafe-to-retry' }
+  const retryAt = signal.retryAt
+  if (input.retries >= input.retryBudget) return withRetryAt('retry-budget', retryAt)
+  if (retryAt !== undefined && retryAt - now > input.maxRetryAfterMs) {
+    return { retry: false, reason: 'retry-after-too-long', retryAt }
+  }
+  let notBefore = now + Math.max(0, input.pacerRetryDelayMs)
+  if (retryAt !== undefined && retryAt > notBefore) notBefore = retryAt
+  if (input.gateUntil > notBefore) notBefore = input.gateUntil
+  if (signal.kind === 'error') {
+    const backoff = errorBackoffMs(input.failures, input.errorBackoffBaseMs, input.errorBackoffMaxMs, input.random)
+    if (now + backoff > notBefore) notBefore = now + backoff
+  }
+  if (notBefore > input.deadlineAt) return { retry: false, reason: 'deadline', retryAt: notBefore }
+  return { retry: true, notBefore }
+}
+
+function withRetryAt(reason: GiveUpReason, retryAt: number | undefined): RetryDecision {
+  return retryAt === undefined ? { retry: false, reason } : { retry: false, reason, retryAt }
+}
+
+/**
+ * "Equal jitter" exponential backoff: half the step is fixed (so a retry never comes
+ * back immediately), half is random (so clients that failed together spread out).
+ */
+export function errorBackoffMs(failures: number, baseMs: number, maxMs: number, random: Random): number {
+  const step = Math.min(maxMs, baseMs * 2 ** Math.max(0, failures - 1))
+  return step / 2 + (step / 2) * random()
+}
+
+/**
+ * The epoch ms a lane waits until after the server said `retryAt`: never earlier, plus
+ * a random spread of up to `ratio` of the wait (capped at `maxMs`), because every
+ * client that got the same Retry-After would otherwise wake in the same millisecond
+ * and re-trip the limit together.
+ */
+export function jitteredRetryAt(now: number, retryAt: number, ratio: number, maxMs: number, random: Random): number {
+  const waitMs = retryAt - now
+  if (waitMs <= 0) return retryAt
+  return retryAt + Math.ceil(Math.min(maxMs, waitMs * ratio) * random())
+}

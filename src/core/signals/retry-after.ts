@@ -1,0 +1,76 @@
+// When the server asked us to try again, from whichever retry header it sent.
+// First valid one wins, in this order:
+//   retry-after-ms           milliseconds (OpenAI and Stainless SDKs); more precise than Retry-After
+//   x-amz-retry-after        milliseconds (AWS)
+//   Retry-After              delay-seconds or HTTP-date (RFC 9110 §10.2.3); fractions tolerated
+//   X-RateLimit-Retry-After  seconds, or an epoch by magnitude (Symfony-based APIs, MailerLite)
+//   X-Retry-In               Go duration ("30s"; Traefik/oxy)
+// The ms forms come first because servers send them alongside a rounded-up
+// Retry-After for the same instruction. A malformed value falls through to the next.
+import { parseDurationMs } from './duration.js'
+import { readField, type HeaderSource } from './header-source.js'
+import { parseHttpDate } from './http-date.js'
+import { firstMember, parseCount, parseNonNegativeDecimal } from './parse-number.js'
+import type { TimeBase } from './reset-time.js'
+
+export const RETRY_SENTINELS = [
+  'retry-after-ms',
+  'x-amz-retry-after',
+  'retry-after',
+  'x-ratelimit-retry-after',
+  'x-retry-in',
+] as const
+
+/** Epoch ms (on our clock, >= now) before which not to send again; undefined when no valid retry header. */
+export function readRetryAt(headers: HeaderSource, time: TimeBase): number | undefined {
+  const ms = parseCount(readField(headers, 'retry-after-ms'))
+  if (ms !== undefined) {
+    const at = time.afterDelay(ms)
+    if (at !== undefined) return at
+  }
+
+  const amzMs = parseCount(readField(headers, 'x-amz-retry-after'))
+  if (amzMs !== undefined) {
+    const at = time.afterDelay(amzMs)
+    if (at !== undefined) return at
+  }
+
+  const retryAfter = readField(headers, 'retry-after')
+  if (retryAfter !== undefined) {
+    const at = parseRetryAfter(retryAfter, time)
+    if (at !== undefined) return at
+  }
+
+  const rateLimitRetryAfter = parseCount(readField(headers, 'x-ratelimit-retry-after'))
+  if (rateLimitRetryAfter !== undefined) {
+    const at = time.atReset(rateLimitRetryAfter)
+    if (at !== undefined) return at
+  }
+
+  const retryIn = readField(headers, 'x-retry-in')
+  const retryInMs = retryIn === undefined ? undefined : parseDurationMs(retryIn)
+  return retryInMs === undefined ? undefined : time.afterDelay(retryInMs)
+}
+
+const IMF_FIXDATE_LENGTH = 29
+
+/**
+ * A Retry-After value: delay-seconds (a decimal fraction tolerated, as AWS and the
+ * Stainless SDKs do) or an HTTP-date, corrected for the server's clock through its
+ * `Date`. A field a proxy duplicated ("120, 120", or two IMF-fixdates) reads its
+ * first member. A negative or absurd value is undefined; a past date is `now`.
+ */
+export function parseRetryAfter(value: string, time: TimeBase): number | undefined {
+  const text = value.trim()
+  const seconds = parseNonNegativeDecimal(text)
+  if (seconds !== undefined) return time.afterDelay(seconds * 1000)
+  const date = parseHttpDate(text, time.now)
+  if (date !== undefined) return time.atMoment(date)
+
+  if (text.length > IMF_FIXDATE_LENGTH && text.charCodeAt(IMF_FIXDATE_LENGTH) === 44 /* , */) {
+    const firstDate = parseHttpDate(text.slice(0, IMF_FIXDATE_LENGTH), time.now)
+    if (firstDate !== undefined) return time.atMoment(firstDate)
+  }
+  const firstSeconds = parseNonNegativeDecimal(firstMember(text))
+  return firstSeconds === undefined ? undefined : time.afterDelay(firstSeconds * 1000)
+}

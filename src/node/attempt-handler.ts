@@ -1,0 +1,199 @@
+// The undici handler of ONE attempt. It holds the response at its start (the
+// connection paused) until the limiter decides: deliver it to the caller's handler,
+// or discard it (drain a 429/503 body so the socket can be reused) and try again.
+// Anything undici reports while the response is held is queued and replayed on
+// delivery, so the caller sees exactly one coherent response.
+import type { Dispatcher } from 'undici'
+
+type Controller = Dispatcher.DispatchController
+type Handler = Dispatcher.DispatchHandler
+type Headers = Record<string, string | string[] | undefined>
+
+/** The caller-facing side that a delivered attempt forwards to (see PacedDispatch). */
+export interface DeliveryTarget {
+  readonly handler: Handler
+  readonly controller: Controller
+  readonly paused: boolean
+  /** The caller's handler got its final callback (end or error). */
+  settle(): boolean
+}
+
+export interface ResponseHead {
+  statusCode: number
+  headers: Headers
+  statusMessage: string | undefined
+}
+
+type Queued =
+  | { kind: 'data'; chunk: Buffer }
+  | { kind: 'end'; trailers: Headers }
+  | { kind: 'error'; error: Error }
+
+type Mode = 'waiting' | 'held' | 'delivered' | 'discarded'
+
+export class AttemptHandler implements Handler {
+  head: ResponseHead | undefined
+  /** The failure, when the attempt ended without a response. */
+  error: Error | undefined
+  #mode: Mode = 'waiting'
+  #controller: Controller | undefined
+  #pendingAbort: Error | undefined
+  #queue: Queued[] = []
+  #target: DeliveryTarget | undefined
+  #discardedBytes = 0
+  readonly #onHead: (attempt: AttemptHandler) => void
+  readonly #onInformational: (head: ResponseHead) => void
+  readonly #discardMaxBytes: number
+
+  constructor(
+    onHead: (attempt: AttemptHandler) => void,
+    onInformational: (head: ResponseHead) => void,
+    discardMaxBytes: number,
+  ) {
+    this.#onHead = onHead
+    this.#onInformational = onInformational
+    this.#discardMaxBytes = discardMaxBytes
+  }
+
+  /** Abort this attempt's request (timeout, caller abort, discard of a long body). */
+  abort(reason: Error): void {
+    if (this.#controller) this.#controller.abort(reason)
+    else this.#pendingAbort ??= reason
+  }
+
+  pause(): void {
+    this.#controller?.pause()
+  }
+
+  resume(): void {
+    if (this.#mode !== 'delivered' || !this.#target) return
+    this.#flush(this.#target)
+  }
+
+  /** Hand the held response (or the failure) to the caller's handler. */
+  deliver(target: DeliveryTarget): void {
+    this.#target = target
+    this.#mode = 'delivered'
+    if (!this.head) {
+      if (target.settle()) target.handler.onResponseError?.(target.controller, this.error ?? new Error('attempt failed'))
+      return
+    }
+    const { statusCode, headers, statusMessage } = this.head
+    try {
+      target.controller.rawHeaders = this.#controller?.rawHeaders
+      target.handler.onResponseStart?.(target.controller, statusCode, headers as never, statusMessage)
+    } catch (error) {
+      this.#failDelivery(target, error)
+      return
+    }
+    this.#flush(target)
+  }
+
+  /** Throw the held response away: drain a small body (keeps the socket), abort a large one. */
+  discard(): void {
+    if (this.#mode === 'discarded' || this.#mode === 'delivered') return
+    this.#mode = 'discarded'
+    const finished = this.#queue.some((item) => item.kind !== 'data')
+    this.#queue = []
+    if (!finished) this.#controller?.resume()
+  }
+
+  onRequestStart(controller: Controller): void {
+    this.#controller = controller
+    if (this.#pendingAbort) controller.abort(this.#pendingAbort)
+  }
+
+  onResponseStart(controller: Controller, statusCode: number, headers: Headers, statusMessage?: string): void {
+    if (statusCode < 200) {
+      // 1xx informational: harmless to pass on at once (undici's onInfo).
+      this.#onInformational({ statusCode, headers, statusMessage })
+      return
+    }
+    this.head = { statusCode, headers, statusMessage }
+    this.#mode = 'held'
+    this.#onHead(this)
+    // Still undecided (a 429/503 the limiter may retry): hold the body back.
+    if (this.#mode === 'held') controller.pause()
+  }
+
+  /** Whether the caller's handler already has this attempt. */
+  get delivered(): boolean {
+    return this.#mode === 'delivered'
+  }
+
+  onResponseData(controller: Controller, chunk: Buffer): void {
+    switch (this.#mode) {
+      case 'delivered': {
+        const target = this.#target!
+        target.handler.onResponseData?.(target.controller, chunk)
+        if (target.paused) controller.pause()
+        return
+      }
+      case 'discarded':
+        this.#discardedBytes += chunk.length
+        if (this.#discardedBytes > this.#discardMaxBytes) controller.abort(new Error('discarded response body too large'))
+        return
+      default:
+        this.#queue.push({ kind: 'data', chunk })
+    }
+  }
+
+  onResponseEnd(_controller: Controller, trailers: Headers): void {
+    switch (this.#mode) {
+      case 'delivered': {
+        const target = this.#target!
+        target.controller.rawTrailers = this.#controller?.rawTrailers
+        if (target.settle()) target.handler.onResponseEnd?.(target.controller, trailers as never)
+        return
+      }
+      case 'discarded':
+        return
+      default:
+        this.#queue.push({ kind: 'end', trailers })
+    }
+  }
+
+  onResponseError(_controller: Controller | undefined, error: Error): void {
+    switch (this.#mode) {
+      case 'waiting':
+        this.error = error
+        this.#mode = 'held'
+        this.#onHead(this)
+        return
+      case 'delivered': {
+        const target = this.#target!
+        if (target.settle()) target.handler.onResponseError?.(target.controller, error)
+        return
+      }
+      case 'discarded':
+        return
+      default:
+        this.#queue.push({ kind: 'error', error })
+    }
+  }
+
+  #flush(target: DeliveryTarget): void {
+    try {
+      while (this.#queue.length > 0 && !target.paused) {
+        const item = this.#queue.shift()!
+        if (item.kind === 'data') target.handler.onResponseData?.(target.controller, item.chunk)
+        else if (item.kind === 'end') {
+          target.controller.rawTrailers = this.#controller?.rawTrailers
+          if (target.settle()) target.handler.onResponseEnd?.(target.controller, item.trailers as never)
+        } else if (target.settle()) target.handler.onResponseError?.(target.controller, item.error)
+      }
+    } catch (error) {
+      this.#failDelivery(target, error)
+      return
+    }
+    if (this.#queue.length === 0 && !target.paused) this.#controller?.resume()
+  }
+
+  // A caller handler that throws is treated as undici treats it: the request fails.
+  #failDelivery(target: DeliveryTarget, error: unknown): void {
+    const reason = error instanceof Error ? error : new Error(String(error))
+    this.#queue = []
+    this.#controller?.abort(reason)
+    if (target.settle()) target.handler.onResponseError?.(target.controller, reason)
+  }
+}

@@ -1,0 +1,83 @@
+// What the interceptor needs to know about one undici dispatch before sending it:
+// can its body be sent twice, is a network failure safe to retry, which lane it
+// belongs to. Plain functions over undici's `DispatchOptions`.
+import type { Dispatcher } from 'undici'
+import type { HeaderSource } from '../core/signals/header-source.js'
+
+type UndiciHeaders = Dispatcher.DispatchOptions['headers']
+type ResponseHeaders = Record<string, string | string[] | undefined>
+
+/**
+ * A body undici can send again unchanged: none, a string, bytes or a Blob. Streams,
+ * iterables and async iterables are consumed by the first attempt (undici's `fetch`
+ * always passes an async iterable), so they are never replayed.
+ */
+export function isReplayableBody(body: unknown): boolean {
+  if (body == null) return true
+  if (typeof body === 'string') return true
+  if (ArrayBuffer.isView(body) || body instanceof ArrayBuffer) return true
+  return typeof Blob !== 'undefined' && body instanceof Blob
+}
+
+// RFC 9110 §9.2.2, plus QUERY (httpbis draft), which undici also treats as idempotent.
+const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE', 'QUERY'])
+
+/** A failure without a response may be retried only for these (or with an `Idempotency-Key`). */
+export function isIdempotent(method: string, headers: UndiciHeaders): boolean {
+  return idempotentMethods.has(method.toUpperCase()) || hasHeader(headers, 'idempotency-key')
+}
+
+/** Whether `name` (lower case) is among the request headers, in any form undici accepts. */
+export function hasHeader(headers: UndiciHeaders, name: string): boolean {
+  if (headers == null) return false
+  if (Array.isArray(headers)) {
+    // Flat [name, value, name, value, …] form.
+    for (let i = 0; i < headers.length; i += 2) {
+      if (String(headers[i]).toLowerCase() === name) return true
+    }
+    return false
+  }
+  if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    for (const entry of headers as Iterable<unknown>) {
+      if (Array.isArray(entry) && String(entry[0]).toLowerCase() === name) return true
+    }
+    return false
+  }
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() === name && (headers as ResponseHeaders)[key] !== undefined) return true
+  }
+  return false
+}
+
+// Origins repeat endlessly; parse each spelling once. Bounded so a crawler over
+// millions of hosts cannot grow it without limit.
+const originCache = new Map<string, string>()
+const ORIGIN_CACHE_LIMIT = 1024
+
+/** The default lane key: the request's origin (`http://host:port`), normalised. */
+export function originScope(origin: Dispatcher.DispatchOptions['origin']): string {
+  if (origin == null) return ''
+  if (typeof origin !== 'string') return origin.origin
+  const cached = originCache.get(origin)
+  if (cached !== undefined) return cached
+  let normalised: string
+  try {
+    normalised = new URL(origin).origin
+  } catch {
+    normalised = origin
+  }
+  if (originCache.size >= ORIGIN_CACHE_LIMIT) originCache.clear()
+  originCache.set(origin, normalised)
+  return normalised
+}
+
+/** `readSignals` reads headers through `get`; undici hands the interceptor a plain lower-cased record. */
+export function responseHeaderSource(headers: ResponseHeaders): HeaderSource {
+  return {
+    get(name) {
+      const value = headers[name]
+      if (value === undefined) return null
+      return Array.isArray(value) ? value.join(', ') : value
+    },
+  }
+}

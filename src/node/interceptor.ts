@@ -1,0 +1,91 @@
+// `politeInterceptor(options)`: an undici interceptor (for `Dispatcher.compose`) that
+// sends every dispatch through the same lanes and pacers as `createClient`. A dispatch
+// waits in its lane, is sent, its response head becomes a Signal; a retryable 429/503
+// is drained and the dispatch goes back to the head of its lane (never before
+// Retry-After); anything else is handed to the caller's handler untouched.
+import type { Dispatcher } from 'undici'
+import { createLimiter, type Limiter } from '../client/create-limiter.js'
+import type { Job } from '../client/limiter-types.js'
+import type { LimiterOptions } from '../client/options.js'
+import { RouteScopes } from '../core/scope.js'
+import { readSignals } from '../core/signals/index.js'
+import type { AttemptHandler } from './attempt-handler.js'
+import { originScope } from './dispatch-request.js'
+import { dispatchJob, PacedDispatch, type PacingContext } from './paced-dispatch.js'
+
+export interface PoliteInterceptorOptions extends LimiterOptions {
+  /**
+   * Share one limiter with `createClient` (or another interceptor): same lanes, same
+   * pacers. When given, the limiter options here are ignored.
+   */
+  limiter?: Limiter
+  /** Lane key of a dispatch. Default: its origin (`https://api.example.com`). */
+  scope?(opts: Dispatcher.DispatchOptions): string
+  /**
+   * A discarded 429/503 body is drained so the connection stays reusable, up to this
+   * many bytes; past it the connection is dropped instead. Default 64 KiB.
+   */
+  discardMaxBytes?: number
+}
+
+/** The interceptor, with the limiter it paces through (stats, events, close). */
+export interface PoliteInterceptor extends Dispatcher.DispatcherComposeInterceptor {
+  readonly limiter: Limiter
+}
+
+const DEFAULT_DISCARD_MAX_BYTES = 64 * 1024
+
+export function politeInterceptor(options: PoliteInterceptorOptions = {}): PoliteInterceptor {
+  const limiter = options.limiter ?? createLimiter(options)
+  // As createClient does: one lane per origin, refined to `origin#policy` for routes whose
+  // responses named the policy they draw on (unless the caller chose the lanes).
+  const routes = options.scope ? undefined : new RouteScopes()
+  const scopeOf = options.scope ?? ((opts: Dispatcher.DispatchOptions) => defaultScope(routes!, opts))
+  const learn = routes && ((opts: Dispatcher.DispatchOptions, policy: string) =>
+    routes.learn(opts.method, originScope(opts.origin), pathOf(opts.path), policy))
+  // The limiter's clock when given (tests inject one), so retryAt and the lane agree on time.
+  const clock = options.clock
+  const now = clock ? () => clock.now() : Date.now
+  const discardMaxBytes = options.discardMaxBytes ?? DEFAULT_DISCARD_MAX_BYTES
+
+  const interceptor = (dispatch: Dispatcher.Dispatch): Dispatcher.Dispatch => {
+    const context: PacingContext = { dispatch, readSignals, now, discardMaxBytes, learn }
+    return function politeDispatch(opts, handler) {
+      // Upgrades and CONNECT tunnels hold a socket, not a request/response: not paced.
+      if (opts.upgrade || opts.method === 'CONNECT') return dispatch(opts, handler)
+      const paced = new PacedDispatch(opts, handler, context)
+      // The caller's handler gets its controller now, so an abort during the lane wait
+      // cancels the wait instead of waiting for a socket to abort on.
+      handler.onRequestStart?.(paced, {})
+      if (paced.aborted) return true
+      let job: Job<AttemptHandler>
+      try {
+        job = dispatchJob(paced, scopeOf(opts), labelOf(opts))
+      } catch (error) {
+        paced.fail(error)
+        return true
+      }
+      limiter.run(job).then(
+        (attempt) => paced.deliver(attempt),
+        (error: unknown) => paced.fail(error),
+      )
+      // Queued, not refused: undici's back-pressure ("busy, wait for drain") does not apply.
+      return true
+    }
+  }
+  return Object.assign(interceptor, { limiter })
+}
+
+function defaultScope(routes: RouteScopes, opts: Dispatcher.DispatchOptions): string {
+  const origin = originScope(opts.origin)
+  return routes.size === 0 ? origin : routes.scopeFor(opts.method, origin, pathOf(opts.path))
+}
+
+function pathOf(path: string): string {
+  const query = path.indexOf('?')
+  return query === -1 ? path : path.slice(0, query)
+}
+
+function labelOf(opts: Dispatcher.DispatchOptions): string {
+  return `${opts.method} ${String(opts.origin ?? '')}${opts.path}`
+}

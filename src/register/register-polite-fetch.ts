@@ -1,0 +1,207 @@
+// Page side: register the polite-fetch service worker (workbox-window) and talk to it;
+// where no worker can run (no service workers, an insecure origin, registration
+// refused, the worker never takes control) fall back to an in-page client with the
+// same API, so callers never branch on where the limiter lives.
+import { Workbox, messageSW } from 'workbox-window'
+import { createClient, type Client } from '../client/create-client.js'
+import type { LimiterEventName } from '../client/limiter-events.js'
+import type { ClientOptions } from '../client/options.js'
+import { PAGE_MESSAGE, readStatsReply, readWorkerEvent, type WorkerInfo } from './worker-messages.js'
+
+export type PoliteFetchMode = 'worker' | 'in-page'
+
+export interface RegisterOptions {
+  /** `classic` (default: every browser with service workers) or `module` worker script. */
+  workerType?: 'classic' | 'module'
+  /** Registration scope (default: the script's folder). */
+  workerScope?: string
+  /** Options of the in-page client used when the worker is unavailable. */
+  inPage?: ClientOptions
+  /** Use the in-page client even where a worker could run (comparisons, opt-out). */
+  forceInPage?: boolean
+  /** How long to wait for the worker to control this page before falling back in-page (default 10 000 ms). */
+  controlTimeoutMs?: number
+  /** How long a `stats()` round trip to the worker may take (default 3 000 ms). */
+  messageTimeoutMs?: number
+  /** The page's service-worker container (default `navigator.serviceWorker`); injected by tests. */
+  container?: ServiceWorkerContainer
+  /** Told about registration and messaging failures that were absorbed by a fallback. */
+  onError?: (error: unknown) => void
+}
+
+export interface PoliteFetchStats {
+  mode: PoliteFetchMode
+  /** The limiter's `stats()` (from the worker, or the in-page client). */
+  stats: unknown
+  /** Worker mode: which worker instance answered. */
+  worker?: WorkerInfo
+}
+
+export interface PoliteFetchRegistration {
+  /** Where the limiter runs; settles to its final value when `ready` resolves. */
+  readonly mode: PoliteFetchMode
+  /** Resolves once requests from this page go through the limiter; never rejects. */
+  readonly ready: Promise<PoliteFetchMode>
+  /** A drop-in `fetch`: waits for `ready`, then goes through the worker or the in-page client. */
+  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>
+  /** The limiter's live stats. Rejects only if the worker does not answer in time. */
+  stats(): Promise<PoliteFetchStats>
+  /** Listen to a limiter event (`fn(detail)`); returns the unsubscribe function. */
+  on(event: string, listener: (detail: unknown) => void): () => void
+  /** Stop listening and close the in-page client (the worker itself stays registered). */
+  close(): void
+}
+
+const DEFAULT_CONTROL_TIMEOUT_MS = 10_000
+const DEFAULT_MESSAGE_TIMEOUT_MS = 3_000
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`polite-fetch: ${what} timed out after ${ms} ms`)), ms)
+    promise.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+}
+
+/** Resolves when a worker running `scriptUrl` controls the page; false after `timeoutMs`. */
+function whenControlled(container: ServiceWorkerContainer, scriptUrl: string, timeoutMs: number): Promise<boolean> {
+  const ours = () => container.controller?.scriptURL === scriptUrl
+  if (ours()) return Promise.resolve(true)
+  return new Promise<boolean>((resolve) => {
+    const done = (value: boolean) => {
+      clearTimeout(timer)
+      container.removeEventListener('controllerchange', onChange)
+      resolve(value)
+    }
+    const onChange = () => {
+      if (ours()) done(true)
+    }
+    const timer = setTimeout(() => done(ours()), timeoutMs)
+    container.addEventListener('controllerchange', onChange)
+  })
+}
+
+export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions = {}): PoliteFetchRegistration {
+  const report = options.onError ?? (() => {})
+  const container =
+    options.container ?? (typeof navigator !== 'undefined' && 'serviceWorker' in navigator ? navigator.serviceWorker : undefined)
+  const listeners = new Map<string, Set<(detail: unknown) => void>>()
+  const detachInPage = new Map<string, () => void>()
+  let inPageClient: Client | undefined
+  let mode: PoliteFetchMode = options.forceInPage || !container ? 'in-page' : 'worker'
+
+  const inPage = () => (inPageClient ??= createClient(options.inPage ?? {}))
+  const emit = (event: string, detail: unknown) => {
+    for (const listener of listeners.get(event) ?? []) {
+      try {
+        listener(detail)
+      } catch (error) {
+        report(error)
+      }
+    }
+  }
+  const attachInPage = (event: string) => {
+    if (detachInPage.has(event)) return
+    try {
+      detachInPage.set(event, inPage().on(event as LimiterEventName, (detail: unknown) => emit(event, detail)))
+    } catch (error) {
+      // An event name this version of the limiter does not emit: nothing will come.
+      report(error)
+    }
+  }
+  const onWorkerMessage = (message: MessageEvent) => {
+    const event = readWorkerEvent(message.data)
+    if (event) emit(event.event, event.detail)
+  }
+  const toWorker = (message: object) => {
+    try {
+      container?.controller?.postMessage(message)
+    } catch (error) {
+      report(error)
+    }
+  }
+
+  const fallBack = (why: unknown): PoliteFetchMode => {
+    report(why)
+    mode = 'in-page'
+    for (const event of listeners.keys()) attachInPage(event)
+    return mode
+  }
+
+  const start = async (): Promise<PoliteFetchMode> => {
+    if (mode === 'in-page' || !container) return 'in-page'
+    const absolute = new URL(scriptUrl, typeof location === 'undefined' ? undefined : location.href).href
+    try {
+      const registerOptions: RegistrationOptions & { type?: 'classic' | 'module' } = {}
+      if (options.workerScope !== undefined) registerOptions.scope = options.workerScope
+      if (options.workerType !== undefined) registerOptions.type = options.workerType
+      const workbox = new Workbox(absolute, registerOptions)
+      await workbox.register({ immediate: true })
+    } catch (error) {
+      return fallBack(error)
+    }
+    container.addEventListener('message', onWorkerMessage)
+    container.startMessages?.()
+    const controlled = await whenControlled(container, absolute, options.controlTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS)
+    if (!controlled) return fallBack(new Error('polite-fetch: the service worker did not take control of this page'))
+    if (listeners.size > 0) toWorker({ type: PAGE_MESSAGE.subscribe, events: [...listeners.keys()] })
+    return mode
+  }
+  const ready = start().catch(fallBack)
+
+  return {
+    get mode() {
+      return mode
+    },
+    ready,
+    async fetch(input, init) {
+      const settled = await ready
+      if (settled === 'worker') return fetch(input, init)
+      return inPage().fetch(input, init)
+    },
+    async stats() {
+      const settled = await ready
+      if (settled === 'in-page') return { mode: settled, stats: inPage().stats() }
+      const controller = container?.controller
+      if (!controller) return { mode: 'worker', stats: undefined }
+      const timeoutMs = options.messageTimeoutMs ?? DEFAULT_MESSAGE_TIMEOUT_MS
+      const reply = readStatsReply(await withTimeout(messageSW(controller, { type: PAGE_MESSAGE.stats }), timeoutMs, 'stats'))
+      if (!reply) throw new Error('polite-fetch: the service worker answered stats with something else')
+      return { mode: 'worker', stats: reply.stats, worker: reply.worker }
+    },
+    on(event, listener) {
+      const set = listeners.get(event) ?? new Set()
+      const first = set.size === 0
+      set.add(listener)
+      listeners.set(event, set)
+      if (first) {
+        if (mode === 'in-page') attachInPage(event)
+        // Before `ready` the subscription goes out with the others once the worker controls the page.
+        else if (container?.controller) toWorker({ type: PAGE_MESSAGE.subscribe, events: [event] })
+      }
+      return () => {
+        set.delete(listener)
+        if (set.size > 0) return
+        listeners.delete(event)
+        detachInPage.get(event)?.()
+        detachInPage.delete(event)
+        if (mode === 'worker') toWorker({ type: PAGE_MESSAGE.unsubscribe, events: [event] })
+      }
+    },
+    close() {
+      container?.removeEventListener('message', onWorkerMessage)
+      for (const off of detachInPage.values()) off()
+      detachInPage.clear()
+      listeners.clear()
+      void inPageClient?.close()
+    },
+  }
+}

@@ -1,0 +1,188 @@
+// The telemetry endpoint's logic, independent of how the request arrived: the
+// web-standard handler (Request → Response) and the node:http fast path in serve()
+// both adapt to this one function, so they cannot behave differently.
+import { MAX_SCOPE_LENGTH, parseReport } from '../telemetry/protocol.js'
+import { createAuthenticator } from './auth.js'
+import type { AuthOptions } from './auth.js'
+import { createKeyedRateLimiter } from './keyed-rate-limiter.js'
+import { createMemoryStore } from './memory-store.js'
+import { createMetrics } from './metrics.js'
+import { StoreUnavailableError } from './telemetry-store.js'
+import type { TelemetryStore } from './telemetry-store.js'
+
+/** A scope's quota refill rate: say the unit. */
+export type QuotaRate = { perMinute: number } | { perSecond: number }
+
+export interface ReportRateLimit {
+  /** Reports per second one client id may send, sustained. Default 2. */
+  perClientPerSecond?: number
+  /** Burst of reports one client id may send. Default 10. */
+  perClientBurst?: number
+  /** Requests per second one source (remote address, or tenant when unknown), sustained. Default 500. */
+  perSourcePerSecond?: number
+  /** Burst of requests per source. Default 1 000. */
+  perSourceBurst?: number
+}
+
+export interface TelemetryHandlerOptions {
+  /** Where aggregates live. Default: the in-memory aggregator. */
+  store?: TelemetryStore
+  /** Quota rate per scope. A scope without one uses the rate learned from clients' RateLimit-Policy hints. */
+  quotas?: Record<string, QuotaRate>
+  /** Bearer tokens per tenant. Omitted or false: open mode (development only). */
+  auth?: AuthOptions | false
+  /** Report rate limits; false disables them (benchmarks). */
+  rateLimit?: ReportRateLimit | false
+  /** Origins allowed to call from browsers: '*' (default) or a list. */
+  corsOrigins?: '*' | readonly string[]
+  /** Largest body accepted, bytes. Default 4 096. */
+  maxBodyBytes?: number
+  /** Epoch ms. Default Date.now. */
+  now?: () => number
+}
+
+/** A request as the core sees it. */
+export interface TelemetryRequest {
+  method: string
+  /** Path and query, e.g. `/v1/aggregate?scope=x`. */
+  target: string
+  /** Header value by lower-case name, or null. */
+  header(name: string): string | null
+  /** The body bytes, or 'too-large' as soon as more than `limitBytes` arrived. */
+  body(limitBytes: number): Promise<Uint8Array | 'too-large'>
+  remoteAddress?: string
+}
+
+export interface TelemetryResponse {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
+
+export type TelemetryCore = (request: TelemetryRequest) => Promise<TelemetryResponse>
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+function quotaPerSecond(rate: QuotaRate): number {
+  return 'perSecond' in rate ? rate.perSecond : rate.perMinute / 60
+}
+
+export function createTelemetryCore(options: TelemetryHandlerOptions = {}): TelemetryCore {
+  const store = options.store ?? createMemoryStore()
+  const now = options.now ?? Date.now
+  const maxBodyBytes = options.maxBodyBytes ?? 4096
+  const auth = createAuthenticator(options.auth)
+  const metrics = createMetrics()
+  const quotas = new Map<string, number>()
+  for (const [scope, rate] of Object.entries(options.quotas ?? {})) quotas.set(scope, quotaPerSecond(rate))
+  const limits = options.rateLimit === false ? undefined : options.rateLimit ?? {}
+  const perClient = limits && createKeyedRateLimiter({ perSecond: limits.perClientPerSecond ?? 2, burst: limits.perClientBurst ?? 10 })
+  const perSource = limits && createKeyedRateLimiter({ perSecond: limits.perSourcePerSecond ?? 500, burst: limits.perSourceBurst ?? 1000 })
+  const corsOrigins = options.corsOrigins ?? '*'
+  const decoder = new TextDecoder('utf-8', { fatal: true })
+
+  function cors(origin: string | null): Record<string, string> {
+    if (corsOrigins === '*') return { 'access-control-allow-origin': '*' }
+    if (origin && corsOrigins.includes(origin)) return { 'access-control-allow-origin': origin, vary: 'Origin' }
+    return {}
+  }
+
+  function json(status: number, body: unknown, origin: string | null, extra: Record<string, string> = {}): TelemetryResponse {
+    return { status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...cors(origin), ...extra }, body: JSON.stringify(body) }
+  }
+
+  const fail = (status: number, error: string, message: string, origin: string | null, extra?: Record<string, string>) =>
+    json(status, { error, message }, origin, extra)
+
+  function limited(waitMs: number, origin: string | null): TelemetryResponse {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+    return fail(429, 'rate_limited', 'too many reports; slow down', origin, { 'retry-after': String(seconds) })
+  }
+
+  async function report(request: TelemetryRequest, origin: string | null, source: string, allows: (scope: string) => boolean): Promise<TelemetryResponse> {
+    const type = request.header('content-type') ?? ''
+    if (!/^application\/json\s*(;|$)/i.test(type)) return fail(415, 'unsupported_media_type', 'content-type must be application/json', origin)
+    const declared = Number(request.header('content-length') ?? '0')
+    if (declared > maxBodyBytes) return fail(413, 'body_too_large', `body must be at most ${maxBodyBytes} bytes`, origin)
+    const bytes = await request.body(maxBodyBytes)
+    if (bytes === 'too-large') return fail(413, 'body_too_large', `body must be at most ${maxBodyBytes} bytes`, origin)
+    let text: string
+    try {
+      text = decoder.decode(bytes)
+    } catch {
+      return fail(400, 'invalid_report', 'body is not valid UTF-8', origin)
+    }
+    const parsed = parseReport(text)
+    if (!parsed.ok) return fail(400, 'invalid_report', parsed.error, origin)
+    const value = parsed.value
+    if (!allows(value.scope)) return fail(403, 'scope_forbidden', 'this token may not report on this scope', origin)
+    const at = now()
+    const wait = perClient ? perClient.take(`${source}\u0000${value.clientId}`, at) : 0
+    if (wait > 0) return limited(wait, origin)
+    const reply = await store.report(value, at, quotas.get(value.scope))
+    metrics.countReport(value.throttled > 0)
+    return json(200, reply, origin)
+  }
+
+  async function aggregate(params: URLSearchParams, origin: string | null, allows: (scope: string) => boolean): Promise<TelemetryResponse> {
+    const scope = params.get('scope')
+    if (!scope || scope.length > MAX_SCOPE_LENGTH || !/^[\x21-\x7e]+$/.test(scope)) {
+      return fail(400, 'invalid_scope', `scope must be 1..${MAX_SCOPE_LENGTH} visible ASCII characters`, origin)
+    }
+    if (!allows(scope)) return fail(403, 'scope_forbidden', 'this token may not read this scope', origin)
+    return json(200, await store.read(scope, now(), quotas.get(scope)), origin)
+  }
+
+  async function route(request: TelemetryRequest, pathname: string, params: URLSearchParams, origin: string | null): Promise<TelemetryResponse> {
+    const method = request.method.toUpperCase()
+    if (method === 'OPTIONS') {
+      return {
+        status: 204,
+        headers: {
+          ...cors(origin),
+          'access-control-allow-methods': 'GET, POST, OPTIONS',
+          'access-control-allow-headers': 'authorization, content-type',
+          'access-control-max-age': '86400',
+        },
+        body: '',
+      }
+    }
+    // Liveness only: it must not touch the store, so a Redis outage never restarts healthy instances.
+    if (pathname === '/healthz') {
+      return method === 'GET' || method === 'HEAD' ? json(200, { ok: true }, origin) : fail(405, 'method_not_allowed', 'use GET', origin, { allow: 'GET' })
+    }
+    if (pathname === '/metrics') {
+      if (method !== 'GET') return fail(405, 'method_not_allowed', 'use GET', origin, { allow: 'GET' })
+      return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: metrics.render(store.gauges?.() ?? {}) }
+    }
+    const isReport = pathname === '/v1/report'
+    if (!isReport && pathname !== '/v1/aggregate') return fail(404, 'not_found', 'no such route', origin)
+    const wanted = isReport ? 'POST' : 'GET'
+    if (method !== wanted) return fail(405, 'method_not_allowed', `use ${wanted}`, origin, { allow: wanted })
+    const who = auth.check(request.header('authorization'))
+    if (!who.ok) return fail(who.status, 'unauthorized', who.error, origin, { 'www-authenticate': 'Bearer' })
+    const source = request.remoteAddress ?? who.tenant
+    const wait = perSource ? perSource.take(source, now()) : 0
+    if (wait > 0) return limited(wait, origin)
+    return isReport ? report(request, origin, source, who.allows) : aggregate(params, origin, who.allows)
+  }
+
+  const core: TelemetryCore = async (request) => {
+    const origin = request.header('origin')
+    const query = request.target.indexOf('?')
+    const pathname = query < 0 ? request.target : request.target.slice(0, query)
+    const params = new URLSearchParams(query < 0 ? '' : request.target.slice(query + 1))
+    const routeName = ['/v1/report', '/v1/aggregate', '/healthz', '/metrics'].includes(pathname) ? pathname : 'other'
+    let response: TelemetryResponse
+    try {
+      response = await route(request, pathname, params, origin)
+    } catch (error) {
+      response = error instanceof StoreUnavailableError
+        ? fail(503, 'store_unavailable', 'aggregates are unavailable; clients fall back to local pacing', origin, { 'retry-after': '1' })
+        : fail(500, 'internal_error', 'unexpected error', origin)
+    }
+    metrics.countRequest(routeName, response.status)
+    return response
+  }
+  return core
+}

@@ -1,0 +1,25 @@
+// polite-fetch/server: the AATB telemetry endpoint.
+export { createTelemetryHandler, readLimited } from './create-telemetry-handler.js'
+export type { TelemetryHandler, TelemetryHandlerInfo } from './create-telemetry-handler.js'
+export { createTelemetryCore } from './handle-telemetry.js'
+export type {
+  QuotaRate,
+  ReportRateLimit,
+  TelemetryCore,
+  TelemetryHandlerOptions,
+  TelemetryRequest,
+  TelemetryResponse,
+} from './handle-telemetry.js'
+export { serve } from './serve.js'
+export type { RunningServer, ServeOptions } from './serve.js'
+export { createMemoryStore } from './memory-store.js'
+export { createRedisStore } from './redis-store.js'
+export type { RedisStore, RedisStoreOptions } from './redis-store.js'
+export { StoreUnavailableError } from './telemetry-store.js'
+export type { TelemetryStore } from './telemetry-store.js'
+export { createAuthenticator, parseTokenArg } from './auth.js'
+export type { AuthOptions, TenantGrant } from './auth.js'
+export { createKeyedRateLimiter } from './keyed-rate-limiter.js'
+export { createAggregator, DEFAULT_AGGREGATOR_OPTIONS, PAPER_AGGREGATOR_OPTIONS } from '../telemetry/aggregator.js'
+export type { Aggregator, AggregatorOptions } from '../telemetry/aggregator.js'
+export * from '../telemetry/protocol.js'

@@ -1,0 +1,157 @@
+// node:http server for the telemetry endpoint. By default it takes a fast path that
+// feeds node's request straight into the handler core, skipping Request/Response
+// objects (that is most of the per-report cost); `fastPath: false` goes through the
+// web-standard handler instead. Both paths run the same core, so they answer alike.
+import { createServer } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createTelemetryHandler } from './create-telemetry-handler.js'
+import type { TelemetryHandler } from './create-telemetry-handler.js'
+import type { TelemetryHandlerOptions, TelemetryRequest, TelemetryResponse } from './handle-telemetry.js'
+
+export interface ServeOptions {
+  /** Default 8787; 0 picks a free port. */
+  port?: number
+  /** Default 127.0.0.1 (pass 0.0.0.0 or :: to listen publicly). */
+  host?: string
+  /** A handler from createTelemetryHandler, or options to build one. */
+  handler?: TelemetryHandler
+  options?: TelemetryHandlerOptions
+  /** Skip Request/Response objects (default true). */
+  fastPath?: boolean
+}
+
+export interface RunningServer {
+  readonly server: Server
+  readonly port: number
+  readonly host: string
+  /** `http://host:port` */
+  readonly url: string
+  close(): Promise<void>
+}
+
+function readNodeBody(req: IncomingMessage, limitBytes: number): Promise<Uint8Array | 'too-large'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let settled = false
+    const finish = (value: Uint8Array | 'too-large') => {
+      if (settled) return
+      settled = true
+      resolve(value)
+    }
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return
+      size += chunk.length
+      if (size > limitBytes) {
+        // Keep draining (and dropping) the rest so the client can read our 413 before the close.
+        finish('too-large')
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    req.on('error', () => finish('too-large'))
+    req.on('aborted', () => finish('too-large'))
+  })
+}
+
+function send(res: ServerResponse, out: TelemetryResponse, close: boolean): void {
+  const headers: Record<string, string | number> = { ...out.headers }
+  if (close) headers.connection = 'close'
+  if (out.status !== 204) headers['content-length'] = Buffer.byteLength(out.body)
+  res.writeHead(out.status, headers)
+  res.end(out.status === 204 ? undefined : out.body)
+}
+
+export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
+  const handler = options.handler ?? createTelemetryHandler(options.options)
+  const fastPath = options.fastPath ?? true
+  const host = options.host ?? '127.0.0.1'
+
+  const server = createServer((req, res) => {
+    const remoteAddress = req.socket.remoteAddress
+    if (fastPath) {
+      let tooLarge = false
+      const incoming: TelemetryRequest = {
+        method: req.method ?? 'GET',
+        target: req.url ?? '/',
+        header: (name) => {
+          const value = req.headers[name]
+          return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value
+        },
+        body: async (limit) => {
+          const body = await readNodeBody(req, limit)
+          tooLarge = body === 'too-large'
+          return body
+        },
+      }
+      if (remoteAddress) incoming.remoteAddress = remoteAddress
+      handler.core(incoming).then(
+        (out) => send(res, out, tooLarge || out.status === 413),
+        () => send(res, { status: 500, headers: {}, body: '' }, true),
+      )
+      return
+    }
+    void webPath(handler, req, res, host, remoteAddress)
+  })
+  // Bound how long a slow or hostile client may hold a connection.
+  server.requestTimeout = 10_000
+  server.headersTimeout = 5_000
+  server.keepAliveTimeout = 5_000
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 8787, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const port = (server.address() as AddressInfo).port
+  const urlHost = host.includes(':') ? `[${host}]` : host
+  return {
+    server,
+    port,
+    host,
+    url: `http://${urlHost}:${port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeAllConnections()
+    }),
+  }
+}
+
+async function webPath(handler: TelemetryHandler, req: IncomingMessage, res: ServerResponse, host: string, remoteAddress: string | undefined): Promise<void> {
+  try {
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+    }
+    const method = req.method ?? 'GET'
+    const hasBody = method !== 'GET' && method !== 'HEAD'
+    const body = hasBody
+      ? new ReadableStream<Uint8Array>({
+          start(controller) {
+            req.on('data', (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk)))
+            req.on('end', () => controller.close())
+            req.on('error', (error) => controller.error(error))
+          },
+          cancel() {
+            req.resume() // drop the rest so the 413 can still be read
+          },
+        })
+      : null
+    const request = new Request(`http://${req.headers.host ?? host}${req.url ?? '/'}`, {
+      method,
+      headers,
+      body,
+      duplex: 'half',
+    } as RequestInit)
+    const response = await handler(request, remoteAddress ? { remoteAddress } : undefined)
+    const out: TelemetryResponse = { status: response.status, headers: {}, body: await response.text() }
+    response.headers.forEach((value, name) => { out.headers[name] = value })
+    send(res, out, response.status === 413)
+  } catch {
+    if (!res.headersSent) send(res, { status: 500, headers: {}, body: '' }, true)
+  }
+}

@@ -1,0 +1,298 @@
+// The discrete-event loop: virtual time, real pacers. Every attempt goes through the
+// same Pacer seam the SDK's lanes use — `delayMs` before it, `onSend` when it goes,
+// `onResult` with the Signal that `readSignals` parses from the headers the server
+// model's Admission renders to — so what the simulator measures is the shipped code.
+// Synchronous and allocation-light: a grid of tens of thousands of runs has to fit
+// in a minute on two cores.
+import type { Pacer, Signal } from '../core/types.js'
+import { maxInFlight, type ClientModel } from './client-model.js'
+import { EventQueue } from './event-queue.js'
+import { PairHeaders, type HeaderSource } from './header-source.js'
+import { summarizeRun, type RunMetrics } from './run-metrics.js'
+import type { RunStrategy } from './run-strategy.js'
+import { stream } from './random.js'
+import type { Admission, Feedback, ServerModel } from './types.js'
+import type { Workload } from './workload.js'
+
+/** The two functions that turn a model's decision into a Signal, injected so tests can stand in. */
+export interface SignalPath {
+  /** `nowMs` is the server's clock (absolute dialects such as X-RateLimit-Reset need it). */
+  feedbackHeaders(admission: Admission, feedback: Feedback, nowMs: number): Array<[string, string]>
+  readSignals(status: number, headers: HeaderSource, now: number): Signal
+}
+
+export interface SimulationOptions {
+  workload: Workload
+  /** A fresh model: its state is consumed by the run. */
+  server: ServerModel
+  feedback: Feedback
+  strategy: RunStrategy
+  clientModel: ClientModel
+  signalPath: SignalPath
+  /** Seeds each client's pacer randomness (stream per client). */
+  seed: number
+  /** Round-trip time of one attempt; the server decides at half of it. Default 20 ms. */
+  rttMs?: number
+  /** Epoch ms of the run's origin: pacers and parsers see epoch times. Default 2025-01-01T00:00Z. */
+  originMs?: number
+  /** Record admitted/rejected attempts per second of the run. */
+  timeline?: boolean
+  /** Give up (and flag the run incomplete) after this much virtual time. Default 6 h. */
+  maxDurationMs?: number
+  /** Called for every attempt when its response arrives (tests, timelines, live comparison). */
+  trace?: (attempt: AttemptTrace) => void
+}
+
+export interface AttemptTrace {
+  /** Client id (as in the workload). */
+  client: number
+  /** Index of the request within its client's arrivals. */
+  request: number
+  /** 1 for the first try, 2 for the first retry, … */
+  attempt: number
+  sentAt: number
+  respondedAt: number
+  status: number
+  signal: Signal
+}
+
+export const DEFAULT_RTT_MS = 20
+export const DEFAULT_ORIGIN_MS = Date.UTC(2025, 0, 1)
+const DEFAULT_MAX_DURATION_MS = 6 * 3600_000
+// A pacer that asks for a sub-microsecond wait must still move time forward, or a
+// float sum `now + delay === now` would spin the loop at one instant.
+const MIN_WAIT_MS = 0.001
+
+// Processed events are recycled: a grid run pushes millions, and the garbage
+// collector was the largest single cost before this pool.
+const spare: SimEvent[] = []
+const NO_HEADERS = new PairHeaders([])
+
+const WAKE = 0
+const ARRIVE = 1
+const RESPONSE = 2
+const TICK = 3
+
+interface SimEvent {
+  at: number
+  seq: number
+  kind: number
+  client: number
+  request: number
+  status: number
+  headers: Array<[string, string]> | null
+}
+
+interface ClientState {
+  id: number
+  pacer: Pacer
+  arrivals: number[]
+  /** Index of the first request never sent yet. */
+  next: number
+  /** Failed requests waiting to go again, ascending index (they precede `next`). */
+  retries: number[]
+  inFlight: number
+  done: number
+  wakeAt: number
+  firstAttempt: Float64Array
+  success: Float64Array
+  failures: Uint32Array
+  notBefore: Float64Array
+}
+
+export function runSimulation(options: SimulationOptions): RunMetrics {
+  const { workload, server, feedback, strategy, signalPath } = options
+  const rttMs = options.rttMs ?? DEFAULT_RTT_MS
+  const halfRtt = rttMs / 2
+  const origin = options.originMs ?? DEFAULT_ORIGIN_MS
+  const deadline = origin + (options.maxDurationMs ?? DEFAULT_MAX_DURATION_MS)
+  const cap = maxInFlight(options.clientModel)
+  const telemetry = strategy.telemetry
+  const tickMs = telemetry?.reportIntervalMs ?? 0
+  const queue = new EventQueue<SimEvent>()
+  const timeline = options.timeline ? { admitted: [] as number[], rejected: [] as number[] } : undefined
+
+  const push = (at: number, kind: number, client: number, request: number, status = 0, headers: Array<[string, string]> | null = null): void => {
+    const event = spare.pop()
+    if (event === undefined) {
+      queue.push({ at, seq: 0, kind, client, request, status, headers })
+      return
+    }
+    event.at = at
+    event.kind = kind
+    event.client = client
+    event.request = request
+    event.status = status
+    event.headers = headers
+    queue.push(event)
+  }
+
+  const clients: ClientState[] = []
+  for (const c of workload.clients) {
+    const n = c.arrivalsMs.length
+    if (n === 0) continue
+    const startAt = origin + c.startMs
+    const pacer = strategy.strategy.create({ now: startAt, random: stream(options.seed, 'client', c.id) })
+    const state: ClientState = {
+      id: c.id,
+      pacer,
+      arrivals: c.arrivalsMs.map((t) => origin + t),
+      next: 0,
+      retries: [],
+      inFlight: 0,
+      done: 0,
+      wakeAt: Infinity,
+      firstAttempt: new Float64Array(n).fill(NaN),
+      success: new Float64Array(n).fill(NaN),
+      failures: new Uint32Array(n),
+      notBefore: new Float64Array(n),
+    }
+    const index = clients.length
+    clients.push(state)
+    wake(index, state.arrivals[0]!)
+    if (tickMs > 0) push(startAt + tickMs, TICK, index, -1)
+  }
+
+  let remaining = 0
+  for (const c of clients) remaining += c.arrivals.length
+  let attempts = 0
+  let throttled = 0
+  let incomplete = false
+
+  function wake(index: number, at: number): void {
+    const c = clients[index]!
+    if (at >= c.wakeAt) return
+    c.wakeAt = at
+    push(at, WAKE, index, -1)
+  }
+
+  function pump(index: number, now: number): void {
+    const c = clients[index]!
+    while (c.inFlight < cap) {
+      let request: number
+      let readyAt: number
+      if (c.retries.length > 0) {
+        request = c.retries[0]!
+        readyAt = c.notBefore[request]!
+      } else if (c.next < c.arrivals.length) {
+        request = c.next
+        readyAt = c.arrivals[request]!
+      } else {
+        return
+      }
+      if (readyAt > now) {
+        wake(index, readyAt)
+        return
+      }
+      const waitMs = c.pacer.delayMs(now, 1)
+      if (waitMs > 0) {
+        wake(index, now + Math.max(waitMs, MIN_WAIT_MS))
+        return
+      }
+      c.pacer.onSend(now, 1)
+      if (c.retries.length > 0) c.retries.shift()
+      else c.next++
+      if (Number.isNaN(c.firstAttempt[request]!)) c.firstAttempt[request] = now
+      c.inFlight++
+      attempts++
+      push(now + halfRtt, ARRIVE, index, request)
+    }
+  }
+
+  const reader = signalPath.readSignals
+  const render = signalPath.feedbackHeaders
+
+  for (;;) {
+    const event = queue.pop()
+    if (!event) break
+    const now = event.at
+    if (now > deadline) {
+      incomplete = true
+      break
+    }
+    const index = event.client
+    const c = clients[index]!
+    switch (event.kind) {
+      case WAKE:
+        if (now !== c.wakeAt) break // superseded by an earlier wake that already ran
+        c.wakeAt = Infinity
+        pump(index, now)
+        break
+      case ARRIVE: {
+        const admission = server.admit(now, 1)
+        const status = admission.admitted ? 200 : 429
+        if (timeline) {
+          const second = Math.floor((now - origin) / 1000)
+          const series = admission.admitted ? timeline.admitted : timeline.rejected
+          while (timeline.admitted.length <= second) timeline.admitted.push(0)
+          while (timeline.rejected.length <= second) timeline.rejected.push(0)
+          series[second]!++
+        }
+        push(now + halfRtt, RESPONSE, index, event.request, status, render(admission, feedback, now))
+        break
+      }
+      case RESPONSE: {
+        const request = event.request
+        const headers = event.headers!
+        const signal = reader(event.status, headers.length === 0 ? NO_HEADERS : new PairHeaders(headers), now)
+        c.pacer.onResult(now, signal)
+        c.inFlight--
+        options.trace?.({
+          client: c.id,
+          request,
+          attempt: c.failures[request]! + 1,
+          sentAt: now - rttMs,
+          respondedAt: now,
+          status: event.status,
+          signal,
+        })
+        if (event.status === 200) {
+          c.success[request] = now
+          c.done++
+          remaining--
+        } else {
+          throttled++
+          const failures = ++c.failures[request]!
+          let notBefore = now + (c.pacer.retryDelayMs?.(now, failures, signal) ?? 0)
+          // The harness holds every strategy to the server's word: never before retryAt.
+          if (signal.retryAt !== undefined && signal.retryAt > notBefore) notBefore = signal.retryAt
+          c.notBefore[request] = notBefore
+          insertSorted(c.retries, request)
+        }
+        telemetry?.onResult?.(c.id, now, signal, c.pacer)
+        if (remaining === 0) break
+        pump(index, now)
+        break
+      }
+      case TICK:
+        if (c.done === c.arrivals.length) break // a finished client stops reporting
+        telemetry!.onTick!(c.id, now, c.pacer)
+        push(now + tickMs, TICK, index, -1)
+        pump(index, now)
+        break
+    }
+    event.headers = null
+    spare.push(event)
+    if (remaining === 0) break
+  }
+  if (remaining > 0) incomplete = true
+
+  return summarizeRun({
+    clients: clients.map((c) => ({ arrivals: c.arrivals, firstAttempt: c.firstAttempt, success: c.success })),
+    attempts,
+    throttled,
+    telemetryMessages: telemetry?.messages() ?? 0,
+    incomplete,
+    ...(timeline ? { timeline } : {}),
+  })
+}
+
+function insertSorted(list: number[], value: number): void {
+  let i = list.length
+  list.push(value)
+  while (i > 0 && list[i - 1]! > value) {
+    list[i] = list[i - 1]!
+    i--
+  }
+  list[i] = value
+}

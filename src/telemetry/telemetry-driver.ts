@@ -1,0 +1,138 @@
+// Drives AATB reporting for a limiter's lanes: every tick it asks each lane's pacer
+// whether a report is due (`reportDueAt`: every report window, and promptly after a
+// 429), sends `takeReport`'s counts with the lane's scope, client id and backlog
+// through the link, and hands the reply to `pacer.onAggregate`. Fire and forget: no
+// request waits for it, at most one report per lane is in flight, and a failed report
+// (the link resolves undefined) changes nothing — the pacer keeps pacing locally.
+import type { Pacer } from '../core/types.js'
+import type { LinkTimer, TelemetryLink } from './telemetry-link.js'
+
+export interface TelemetryLane {
+  scope: string
+  pacer: Pacer | undefined
+  /** Requests queued in the lane (weights the fleet's fair share). */
+  backlog: number
+}
+
+/** What the driver needs from a limiter. */
+export interface TelemetrySource {
+  /** The live lanes. */
+  lanes(): Iterable<TelemetryLane>
+  /** Optional: called on every 429 so the report goes out now instead of at the next tick. */
+  onThrottled?(listener: () => void): () => void
+}
+
+export interface TelemetryDriverOptions {
+  source: TelemetrySource
+  link: TelemetryLink
+  /** Stable id of this client (browser profile, worker, process). Default: a random UUID. */
+  clientId?: string
+  /** Epoch ms. Default Date.now. */
+  now?: () => number
+  /** How often due reports are looked for. Default 1 000 ms. */
+  tickMs?: number
+  timer?: LinkTimer
+}
+
+export interface TelemetryDriver {
+  /** Look for due reports now (also what the timer calls). Resolves when this tick's replies are in. */
+  tick(): Promise<void>
+  start(): void
+  stop(): void
+  readonly clientId: string
+  /** Reports sent, and how many came back without an aggregate. */
+  stats(): { sent: number; failed: number }
+}
+
+const defaultTimer: LinkTimer = {
+  set: (callback, ms) => {
+    const handle = setTimeout(callback, ms)
+    // Node: reporting alone must not keep a process alive.
+    ;(handle as { unref?: () => void }).unref?.()
+    return handle
+  },
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+}
+
+function randomId(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto
+  return crypto?.randomUUID?.() ?? `c${Math.floor(Math.random() * 2 ** 52).toString(36)}`
+}
+
+export function createTelemetryDriver(options: TelemetryDriverOptions): TelemetryDriver {
+  const { source, link } = options
+  const clientId = options.clientId ?? randomId()
+  const now = options.now ?? Date.now
+  const tickMs = options.tickMs ?? 1_000
+  const timer = options.timer ?? defaultTimer
+  const inFlight = new Set<string>()
+  let handle: unknown
+  let running = false
+  let unsubscribe: (() => void) | undefined
+  let sent = 0
+  let failed = 0
+
+  function sendDue(): Promise<void>[] {
+    const pending: Promise<void>[] = []
+    const at = now()
+    for (const lane of source.lanes()) {
+      const pacer = lane.pacer
+      if (!pacer?.takeReport || !pacer.reportDueAt || inFlight.has(lane.scope)) continue
+      let report
+      try {
+        if (pacer.reportDueAt(at, lane.backlog) > at) continue
+        report = pacer.takeReport(at)
+      } catch {
+        continue // a faulty pacer must not stop the others' reports
+      }
+      if (!report) continue
+      inFlight.add(lane.scope)
+      sent++
+      const body = { scope: lane.scope, clientId, attempts: report.attempts, throttled: report.throttled, backlog: Math.max(0, Math.floor(lane.backlog)) }
+      pending.push(link.report(report.quota ? { ...body, quota: report.quota } : body).then((aggregate) => {
+        inFlight.delete(lane.scope)
+        if (!aggregate) {
+          failed++
+          return
+        }
+        try {
+          pacer.onAggregate?.(now(), aggregate)
+        } catch {
+          // ignore: telemetry is advisory
+        }
+      }))
+    }
+    return pending
+  }
+
+  function schedule(): void {
+    if (!running) return
+    handle = timer.set(() => {
+      handle = undefined
+      sendDue()
+      schedule()
+    }, tickMs)
+  }
+
+  return {
+    clientId,
+    async tick() {
+      await Promise.all(sendDue())
+    },
+    start() {
+      if (running) return
+      running = true
+      // A microtask later: the event may fire before the pacer has taken the 429 in.
+      unsubscribe = source.onThrottled?.(() => queueMicrotask(() => { if (running) sendDue() }))
+      schedule()
+    },
+    stop() {
+      running = false
+      if (handle !== undefined) timer.clear(handle)
+      handle = undefined
+      unsubscribe?.()
+      unsubscribe = undefined
+    },
+    stats: () => ({ sent, failed }),
+  }
+}

@@ -1,0 +1,89 @@
+// Client side of the telemetry endpoint. Fails open by construction: every call
+// resolves (never rejects), with `undefined` when the endpoint is slow, down, refuses,
+// or answers something that does not validate; the pacer then keeps pacing locally.
+// Works wherever `fetch` does (pages, service workers, Node): no Node imports.
+import type { Aggregate } from '../core/types.js'
+import { PROTOCOL_VERSION, replyToAggregate, validateReply, validateReport } from './protocol.js'
+import type { TelemetryReport } from './protocol.js'
+
+/** Timers, injectable so tests need not wait for real time. */
+export interface LinkTimer {
+  set(callback: () => void, ms: number): unknown
+  clear(handle: unknown): void
+}
+
+export interface TelemetryLinkOptions {
+  /** Endpoint base URL (`https://telemetry.example.com`) or the full `/v1/report` URL. */
+  url: string | URL
+  /** Bearer token of the tenant. */
+  token?: string
+  /** The fetch to use. Default globalThis.fetch (never the paced fetch: reports must not queue behind requests). */
+  fetch?: typeof fetch
+  /** Give up on a report after this long. Default 3 000 ms (the paper's). */
+  timeoutMs?: number
+  timer?: LinkTimer
+}
+
+export type LinkReport = Omit<TelemetryReport, 'v'>
+
+export interface TelemetryLink {
+  /** Send one report; resolves the scope's aggregate, or undefined on any failure. Never rejects. */
+  report(report: LinkReport): Promise<Aggregate | undefined>
+}
+
+const defaultTimer: LinkTimer = {
+  set: (callback, ms) => setTimeout(callback, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+}
+
+function reportUrl(url: string | URL): string {
+  const text = String(url)
+  if (/\/v1\/report\/?$/.test(text)) return text
+  return new URL('v1/report', text.endsWith('/') ? text : `${text}/`).toString()
+}
+
+export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLink {
+  const target = reportUrl(options.url)
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  const timeoutMs = options.timeoutMs ?? 3_000
+  const timer = options.timer ?? defaultTimer
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  if (options.token) headers.authorization = `Bearer ${options.token}`
+
+  async function exchange(report: LinkReport, signal: AbortSignal): Promise<Aggregate | undefined> {
+    const checked = validateReport({ ...report, v: PROTOCOL_VERSION })
+    if (!checked.ok) return undefined
+    const response = await doFetch(target, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(checked.value),
+      // Lets a page's last report outlive the page; small bodies only (64 KiB), ours are < 1 KiB.
+      keepalive: true,
+      signal,
+      credentials: 'omit',
+    })
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {})
+      return undefined
+    }
+    const reply = validateReply(await response.json())
+    if (!reply.ok || reply.value.scope !== checked.value.scope) return undefined
+    return replyToAggregate(reply.value)
+  }
+
+  return {
+    report(report) {
+      const controller = new AbortController()
+      return new Promise<Aggregate | undefined>((resolve) => {
+        const handle = timer.set(() => {
+          controller.abort()
+          resolve(undefined)
+        }, timeoutMs)
+        exchange(report, controller.signal).then(
+          (aggregate) => { timer.clear(handle); resolve(aggregate) },
+          () => { timer.clear(handle); resolve(undefined) },
+        )
+      })
+    },
+  }
+}

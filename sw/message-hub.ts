@@ -1,0 +1,135 @@
+// The worker's side of the page protocol: answers `stats` requests and forwards the
+// limiter's events to the pages that subscribed. Subscriptions are persisted, because
+// the browser stops idle workers at will and a page has no way to notice.
+import type { Store } from '../src/core/types.js'
+import { PAGE_MESSAGE, WORKER_MESSAGE, readPageMessage, toCloneable, type WorkerInfo, type WorkerMessage } from './messages.js'
+
+export interface MessageTarget {
+  postMessage(message: WorkerMessage): void
+}
+
+/** The part of `self.clients` the hub uses. */
+export interface ClientsLike {
+  get(id: string): Promise<MessageTarget | null | undefined>
+}
+
+/** The part of an `ExtendableMessageEvent` the hub uses. */
+export interface MessageEventLike {
+  data: unknown
+  ports?: readonly MessageTarget[]
+  source?: (MessageTarget & { id?: string }) | null
+}
+
+/** What the hub needs from the limiter client: its stats and its event emitter. */
+export interface StatsAndEvents {
+  stats(): unknown
+  on(event: string, listener: (detail: unknown) => void): unknown
+}
+
+export interface MessageHubOptions {
+  client: StatsAndEvents
+  clients: ClientsLike
+  info: WorkerInfo
+  now: () => number
+  store?: Store
+  onError?: (error: unknown) => void
+}
+
+export interface MessageHub {
+  /** Handle one `message` event; resolves when any reply or persistence is done. */
+  onMessage(event: MessageEventLike): Promise<void>
+  /** Settles once the subscriptions a previous worker instance persisted are re-attached. */
+  readonly restored: Promise<void>
+}
+
+export const SUBSCRIBERS_KEY = 'polite-fetch:subscribers'
+
+export function createMessageHub(options: MessageHubOptions): MessageHub {
+  const { client, clients, info, now, store } = options
+  const report = options.onError ?? (() => {})
+  /** client id → event names it wants. */
+  const subscribers = new Map<string, Set<string>>()
+  const listening = new Set<string>()
+
+  const persist = async (): Promise<void> => {
+    if (!store) return
+    const plain: Record<string, string[]> = {}
+    for (const [id, events] of subscribers) plain[id] = [...events]
+    await store.set(SUBSCRIBERS_KEY, plain)
+  }
+
+  const deliver = async (id: string, message: WorkerMessage): Promise<void> => {
+    try {
+      const target = await clients.get(id)
+      if (target) return target.postMessage(message)
+    } catch (error) {
+      report(error)
+    }
+    // The page is gone (closed tab, navigated away): forget it.
+    if (subscribers.delete(id)) await persist()
+  }
+
+  const listen = (event: string): void => {
+    if (listening.has(event)) return
+    try {
+      client.on(event, (detail) => {
+        const message: WorkerMessage = { type: WORKER_MESSAGE.event, event, detail: toCloneable(detail), at: now() }
+        for (const [id, events] of subscribers) if (events.has(event)) void deliver(id, message)
+      })
+      listening.add(event)
+    } catch (error) {
+      // An event name the limiter does not know (a newer page, a typo): nothing to forward.
+      report(error)
+    }
+  }
+
+  const subscribe = (id: string, events: readonly string[]): void => {
+    const set = subscribers.get(id) ?? new Set<string>()
+    for (const event of events) {
+      set.add(event)
+      listen(event)
+    }
+    subscribers.set(id, set)
+  }
+
+  const restore = async (): Promise<void> => {
+    if (!store) return
+    try {
+      const saved = await store.get(SUBSCRIBERS_KEY)
+      if (typeof saved !== 'object' || saved === null) return
+      for (const [id, events] of Object.entries(saved as Record<string, unknown>)) {
+        if (Array.isArray(events)) subscribe(id, events.filter((e): e is string => typeof e === 'string'))
+      }
+    } catch (error) {
+      report(error)
+    }
+  }
+  // Started at once: a subscribe that arrived first would otherwise persist over the saved list.
+  const restored = restore()
+
+  return {
+    restored,
+    async onMessage(event) {
+      const message = readPageMessage(event.data)
+      if (!message) return
+      try {
+        await restored
+        if (message.type === PAGE_MESSAGE.stats) {
+          const reply: WorkerMessage = { type: WORKER_MESSAGE.statsReply, stats: toCloneable(client.stats()), worker: info }
+          if (message.id !== undefined) reply.id = message.id
+          const port = event.ports?.[0] ?? event.source
+          port?.postMessage(reply)
+          return
+        }
+        const id = event.source?.id
+        if (!id) return
+        if (message.type === PAGE_MESSAGE.subscribe) subscribe(id, message.events)
+        else if (!message.events) subscribers.delete(id)
+        else for (const name of message.events) subscribers.get(id)?.delete(name)
+        await persist()
+      } catch (error) {
+        report(error)
+      }
+    },
+  }
+}

@@ -1,0 +1,82 @@
+// The message protocol between pages and the worker. Plain structured-clone data
+// only; every message is tagged `polite-fetch:*` so a page's other worker messages
+// are ignored. The page side (src/register/worker-messages.ts) mirrors these types
+// (src never imports sw/); test/register/worker-messages.test.ts keeps both in step.
+
+export const PAGE_MESSAGE = {
+  /** Ask for `stats()`; the answer goes to `event.ports[0]` (or back to the sender). */
+  stats: 'polite-fetch:stats',
+  /** Deliver the named limiter events to the sending page (survives worker restarts). */
+  subscribe: 'polite-fetch:subscribe',
+  unsubscribe: 'polite-fetch:unsubscribe',
+} as const
+
+export const WORKER_MESSAGE = {
+  statsReply: 'polite-fetch:stats-reply',
+  event: 'polite-fetch:event',
+} as const
+
+export type PageMessage =
+  | { type: typeof PAGE_MESSAGE.stats; id?: number }
+  | { type: typeof PAGE_MESSAGE.subscribe; events: string[] }
+  | { type: typeof PAGE_MESSAGE.unsubscribe; events?: string[] }
+
+/** Which worker instance answered: a different `instanceId` means the browser restarted it. */
+export interface WorkerInfo {
+  instanceId: string
+  /** Epoch ms at which this instance started. */
+  startedAt: number
+}
+
+export type WorkerMessage =
+  | { type: typeof WORKER_MESSAGE.statsReply; id?: number; stats: unknown; worker: WorkerInfo }
+  | { type: typeof WORKER_MESSAGE.event; event: string; detail: unknown; at: number }
+
+const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string')
+
+/** Validate a page's message; anything else (another library's message, garbage) is `undefined`. */
+export function readPageMessage(data: unknown): PageMessage | undefined {
+  if (typeof data !== 'object' || data === null) return undefined
+  const message = data as Record<string, unknown>
+  switch (message['type']) {
+    case PAGE_MESSAGE.stats: {
+      const id = message['id']
+      return typeof id === 'number' ? { type: PAGE_MESSAGE.stats, id } : { type: PAGE_MESSAGE.stats }
+    }
+    case PAGE_MESSAGE.subscribe:
+      return isStringArray(message['events']) ? { type: PAGE_MESSAGE.subscribe, events: message['events'] } : undefined
+    case PAGE_MESSAGE.unsubscribe: {
+      const events = message['events']
+      if (events === undefined) return { type: PAGE_MESSAGE.unsubscribe }
+      return isStringArray(events) ? { type: PAGE_MESSAGE.unsubscribe, events } : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * A copy of `value` that `postMessage` can always clone: functions and symbols are
+ * dropped, errors become `{ name, message }`, Requests and Responses their method/URL/
+ * status, and depth is bounded, so a stray object in an event never breaks delivery.
+ */
+export function toCloneable(value: unknown, depth = 0): unknown {
+  if (value === null || value === undefined) return value
+  const type = typeof value
+  if (type === 'number' || type === 'string' || type === 'boolean') return value
+  if (type === 'bigint') return String(value)
+  if (type !== 'object' || depth > 6) return undefined
+  if (value instanceof Error) return { name: value.name, message: value.message }
+  if (typeof Request !== 'undefined' && value instanceof Request) return { method: value.method, url: value.url }
+  if (typeof Response !== 'undefined' && value instanceof Response) return { status: value.status, url: value.url }
+  if (value instanceof Date) return value.getTime()
+  if (Array.isArray(value)) return value.map((item) => toCloneable(item, depth + 1))
+  if (value instanceof Map) return toCloneable(Object.fromEntries(value), depth)
+  const out: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const copy = toCloneable(item, depth + 1)
+    if (copy !== undefined) out[key] = copy
+  }
+  return out
+}

@@ -1,0 +1,419 @@
+import { describe, expect, it } from 'vitest'
+import { createLimiter } from '../../src/client/create-limiter.js'
+import {
+  ClosedError,
+  DeadlineError,
+  PoliteFetchError,
+  QueueFullError,
+  RetryAfterTooLongError,
+  RetryBudgetError,
+} from '../../src/client/errors.js'
+import type { LimiterOptions } from '../../src/client/options.js'
+import { memoryStore } from '../../src/storage/memory-store.js'
+import { flushPromises, ManualClock } from '../helpers/manual-clock.js'
+import { recordingStrategy } from '../helpers/recording-strategy.js'
+import { AttemptLog, networkError, ok, overloaded, throttled, track } from '../helpers/scripted-job.js'
+
+function setup(options: LimiterOptions & { intervalMs?: number; retryDelayMs?: number } = {}) {
+  const clock = new ManualClock()
+  const strategy = recordingStrategy({ intervalMs: options.intervalMs ?? 100, retryDelayMs: options.retryDelayMs ?? 0 })
+  const limiter = createLimiter({ clock, random: () => 0, strategy, ...options })
+  const log = new AttemptLog()
+  return { clock, strategy, limiter, log, t0: clock.now() }
+}
+
+describe('createLimiter: the clean path', () => {
+  it('sends every first attempt at once before any congestion', async () => {
+    const { limiter, log, clock, t0 } = setup()
+    const calls = Array.from({ length: 20 }, (_, i) => track(limiter.run(log.job('s', `r${i}`))))
+    expect(log.started).toHaveLength(20) // same tick: no queue, no timer
+    for (const attempt of log.started) attempt.answer(ok)
+    await flushPromises()
+    expect(calls.every((c) => c.settled && c.value !== undefined)).toBe(true)
+    expect(clock.now()).toBe(t0)
+    expect(limiter.stats()[0]).toMatchObject({ scope: 's', attempts: 20, successes: 20, queued: 0, inFlight: 0 })
+  })
+
+  it('consults the pacer before every attempt, first attempts included', async () => {
+    const { limiter, log, strategy } = setup()
+    const call = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(ok)
+    await flushPromises()
+    expect(call.value).toBe('a#1')
+    const pacer = strategy.pacers[0]
+    expect(pacer?.calls.map((c) => c.method)).toEqual(['delayMs', 'onSend', 'onResult'])
+  })
+
+  it('caps attempts in flight per lane and starts the next as one settles', async () => {
+    const { limiter, log } = setup({ maxInFlight: 2 })
+    const calls = ['a', 'b', 'c'].map((label) => track(limiter.run(log.job('s', label))))
+    expect(log.order()).toEqual(['a#1', 'b#1'])
+    log.started[0]?.answer(ok)
+    await flushPromises()
+    expect(log.order()).toEqual(['a#1', 'b#1', 'c#1'])
+    log.started[1]?.answer(ok)
+    log.started[2]?.answer(ok)
+    await flushPromises()
+    expect(calls.map((c) => c.value)).toEqual(['a#1', 'b#1', 'c#1'])
+  })
+})
+
+describe('createLimiter: server guidance', () => {
+  it('retries no earlier than retryAt, to the millisecond', async () => {
+    const { limiter, log, clock, t0 } = setup()
+    const call = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled(t0 + 2_000))
+    await clock.advance(1_999)
+    expect(log.started).toHaveLength(1)
+    await clock.advance(1)
+    expect(log.started).toHaveLength(2)
+    expect(clock.now()).toBe(t0 + 2_000)
+    log.last().answer(ok)
+    await flushPromises()
+    expect(call.value).toBe('a#2')
+  })
+
+  it('spreads waits derived from retryAt by a bounded random extra', async () => {
+    const { limiter, log, clock, t0 } = setup({ random: () => 0.5, jitterRatio: 0.1, maxJitterMs: 1_000 })
+    void limiter.run(log.job('s', 'a'))
+    log.last().answer(throttled(t0 + 2_000))
+    // 0.5 × min(1000, 0.1 × 2000) = 100 ms after retryAt
+    await clock.advance(2_099)
+    expect(log.started).toHaveLength(1)
+    await clock.advance(1)
+    expect(log.started).toHaveLength(2)
+  })
+
+  it('gates the whole lane: calls queued behind a 429 also wait for retryAt', async () => {
+    const { limiter, log, clock, t0 } = setup({ maxInFlight: 1 })
+    void limiter.run(log.job('s', 'a'))
+    void limiter.run(log.job('s', 'b'))
+    log.last().answer(throttled(t0 + 500))
+    await clock.advance(499)
+    expect(log.order()).toEqual(['a#1'])
+    await clock.advance(1)
+    expect(log.order()).toEqual(['a#1', 'a#2'])
+  })
+
+  it('puts retries back at the head of their lane, in arrival order', async () => {
+    const { limiter, log, clock, t0 } = setup({ maxInFlight: 3, intervalMs: 0 })
+    for (const label of ['a', 'b', 'c']) void limiter.run(log.job('s', label))
+    void limiter.run(log.job('s', 'd')) // queued: the lane is at its cap
+    const [a, b, c] = log.started
+    b?.answer(throttled(t0 + 100)) // b fails before a, but a arrived first
+    a?.answer(throttled(t0 + 100))
+    await flushPromises()
+    expect(log.order()).toEqual(['a#1', 'b#1', 'c#1'])
+    c?.answer(ok)
+    await clock.advance(100)
+    expect(log.order()).toEqual(['a#1', 'b#1', 'c#1', 'a#2', 'b#2', 'd#1'])
+  })
+
+  it('fails fast with RetryAfterTooLongError carrying retryAt when the server asks for too long', async () => {
+    const { limiter, log, t0 } = setup({ maxRetryAfterMs: 10_000 })
+    const call = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled(t0 + 3_600_000))
+    await flushPromises()
+    expect(call.error).toBeInstanceOf(RetryAfterTooLongError)
+    expect((call.error as RetryAfterTooLongError).retryAt).toBe(t0 + 3_600_000)
+    expect((call.error as RetryAfterTooLongError).request).toBe('a')
+    expect(log.started[0]?.discarded).toBe(true)
+  })
+
+  it('rejects at once with DeadlineError carrying retryAt when retryAt falls past the deadline', async () => {
+    const { limiter, log, clock, t0 } = setup({ deadlineMs: 5_000 })
+    const call = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled(t0 + 8_000))
+    await flushPromises()
+    expect(call.error).toBeInstanceOf(DeadlineError)
+    expect((call.error as DeadlineError).retryAt).toBe(t0 + 8_000)
+    expect(clock.now()).toBe(t0)
+    // A later call cannot make it either: it fails at once too.
+    const later = track(limiter.run(log.job('s', 'b')))
+    await flushPromises()
+    expect(later.error).toBeInstanceOf(DeadlineError)
+    expect(log.started).toHaveLength(1)
+  })
+
+  it('ends a call whose deadline passes while it waits in the queue', async () => {
+    const { limiter, log, clock, t0 } = setup({ maxInFlight: 1, deadlineMs: 1_000 })
+    void limiter.run(log.job('s', 'a'))
+    const b = track(limiter.run(log.job('s', 'b')))
+    await clock.advance(999)
+    expect(b.settled).toBe(false)
+    await clock.advance(1)
+    expect(b.error).toBeInstanceOf(DeadlineError)
+    expect(clock.now()).toBe(t0 + 1_000)
+  })
+
+  it('a deadline during an attempt aborts it and rejects with DeadlineError', async () => {
+    const { limiter, log, clock } = setup({ deadlineMs: 1_000 })
+    const call = track(limiter.run(log.job('s', 'a')))
+    await clock.advance(1_000)
+    expect(call.error).toBeInstanceOf(DeadlineError)
+    expect(log.last().signal.aborted).toBe(true)
+  })
+
+  it('a 429 during a wait lengthens it instead of keeping a stale wake-up', async () => {
+    const { limiter, log, clock, t0 } = setup({ maxInFlight: 2, intervalMs: 100 })
+    void limiter.run(log.job('s', 'a'))
+    void limiter.run(log.job('s', 'b'))
+    log.started[0]?.answer(throttled()) // pacer now allows one send per 100 ms
+    await flushPromises()
+    void limiter.run(log.job('s', 'c')) // would go at t0 + 100 (after a's retry)
+    log.started[1]?.answer(throttled(t0 + 1_000)) // b's 429 says: not before t0 + 1000
+    await clock.advance(999)
+    expect(log.order()).toEqual(['a#1', 'b#1'])
+    await clock.advance(1)
+    expect(log.order().slice(0, 3)).toEqual(['a#1', 'b#1', 'a#2'])
+  })
+})
+
+describe('createLimiter: pacing and scopes', () => {
+  it('a 429 on one in-flight request slows the whole lane', async () => {
+    const { limiter, log, clock, strategy, t0 } = setup({ intervalMs: 100 })
+    void limiter.run(log.job('s', 'a'))
+    void limiter.run(log.job('s', 'b'))
+    log.started[0]?.answer(throttled()) // no retryAt: only the pacer knows to slow down
+    log.started[1]?.answer(ok)
+    await flushPromises()
+    void limiter.run(log.job('s', 'c')) // a fresh call waits behind a's retry
+    expect(log.order()).toEqual(['a#1', 'b#1'])
+    await clock.advance(100)
+    expect(log.order()).toEqual(['a#1', 'b#1', 'a#2'])
+    log.last().answer(ok)
+    await clock.advance(100)
+    expect(log.order()).toEqual(['a#1', 'b#1', 'a#2', 'c#1'])
+    expect(strategy.pacers[0]?.sends()).toEqual([t0, t0, t0 + 100, t0 + 200])
+    expect(limiter.stats()[0]).toMatchObject({ throttled: 1, successes: 2, retries: 1, inFlight: 1 })
+  })
+
+  it('a 429 on one scope does not delay another scope', async () => {
+    const { limiter, log, t0 } = setup()
+    void limiter.run(log.job('one', 'a'))
+    log.last().answer(throttled(t0 + 30_000))
+    await flushPromises()
+    void limiter.run(log.job('one', 'b'))
+    const other = track(limiter.run(log.job('two', 'c')))
+    expect(log.order()).toEqual(['a#1', 'c#1'])
+    log.last().answer(ok)
+    await flushPromises()
+    expect(other.value).toBe('c#1')
+  })
+
+  it('evicts idle lanes and restores their pacer state from the store on next use', async () => {
+    const store = memoryStore()
+    const { limiter, log, clock, strategy } = setup({ store, idleMs: 1_000 })
+    void limiter.run(log.job('s', 'a'))
+    await flushPromises() // restore from the (empty) store
+    log.last().answer(throttled())
+    await clock.advance(100)
+    log.last().answer(ok)
+    await flushPromises()
+    expect(limiter.stats().map((s) => s.scope)).toEqual(['s'])
+    await clock.advance(2_000)
+    expect(limiter.stats()).toEqual([])
+    expect(await store.get('polite-fetch:pacer:s')).toMatchObject({ kind: 'recording', paced: true })
+    void limiter.run(log.job('s', 'b'))
+    await flushPromises()
+    expect(strategy.pacers).toHaveLength(2)
+    expect(strategy.pacers[1]?.init.state).toMatchObject({ kind: 'recording', paced: true })
+    expect(strategy.pacers[1]?.paced).toBe(true)
+  })
+
+  it('keeps an idle lane that a server retryAt still gates when there is no store', async () => {
+    const { limiter, log, clock, t0 } = setup({ idleMs: 1_000, maxRetryAfterMs: 100_000, deadlineMs: 100_000 })
+    const call = track(limiter.run(log.job('s', 'a', { retryBudget: 0 })))
+    log.last().answer(throttled(t0 + 50_000))
+    await flushPromises()
+    expect(call.error).toBeInstanceOf(RetryBudgetError)
+    await clock.advance(5_000)
+    expect(limiter.stats()[0]?.gateUntil).toBe(t0 + 50_000)
+  })
+})
+
+describe('createLimiter: aborts', () => {
+  it('abort during the queue wait rejects with the reason and never sends', async () => {
+    const { limiter, log } = setup({ maxInFlight: 1 })
+    void limiter.run(log.job('s', 'a'))
+    const controller = new AbortController()
+    const b = track(limiter.run(log.job('s', 'b', { signal: controller.signal })))
+    controller.abort(new Error('stop'))
+    await flushPromises()
+    expect((b.error as Error).message).toBe('stop')
+    log.started[0]?.answer(ok)
+    await flushPromises()
+    expect(log.order()).toEqual(['a#1'])
+  })
+
+  it('abort during an attempt aborts the attempt signal and rejects with the reason', async () => {
+    const { limiter, log } = setup()
+    const controller = new AbortController()
+    const call = track(limiter.run(log.job('s', 'a', { signal: controller.signal })))
+    controller.abort('gone')
+    await flushPromises()
+    expect(call.error).toBe('gone')
+    expect(log.last().signal.aborted).toBe(true)
+    expect(limiter.stats()[0]?.inFlight).toBe(0)
+  })
+
+  it('abort during a retry wait rejects at once', async () => {
+    const { limiter, log, clock, t0 } = setup()
+    const controller = new AbortController()
+    const call = track(limiter.run(log.job('s', 'a', { signal: controller.signal })))
+    log.last().answer(throttled(t0 + 10_000))
+    await clock.advance(100)
+    controller.abort('later')
+    await flushPromises()
+    expect(call.error).toBe('later')
+    expect(clock.now()).toBe(t0 + 100)
+    await clock.advance(20_000)
+    expect(log.started).toHaveLength(1)
+  })
+
+  it('an already aborted signal rejects without an attempt', async () => {
+    const { limiter, log } = setup()
+    const call = track(limiter.run(log.job('s', 'a', { signal: AbortSignal.abort('before') })))
+    await flushPromises()
+    expect(call.error).toBe('before')
+    expect(log.started).toHaveLength(0)
+  })
+})
+
+describe('createLimiter: safety and settling', () => {
+  it('rejects at once with QueueFullError when the lane queue is full', async () => {
+    const { limiter, log } = setup({ maxInFlight: 1, maxQueue: 1 })
+    void limiter.run(log.job('s', 'a'))
+    void limiter.run(log.job('s', 'b'))
+    const c = track(limiter.run(log.job('s', 'c')))
+    await flushPromises()
+    expect(c.error).toBeInstanceOf(QueueFullError)
+    expect(PoliteFetchError.is(c.error)).toBe(true)
+  })
+
+  it('retries overloaded (503) for any job, but errors only when the job allows it', async () => {
+    const { limiter, log, clock } = setup()
+    const unsafe = track(limiter.run(log.job('s', 'post')))
+    const failure = new TypeError('fetch failed')
+    log.last().fail(failure)
+    await flushPromises()
+    expect(unsafe.error).toBe(failure)
+
+    const safe = track(limiter.run(log.job('s', 'get', { retryErrors: true })))
+    log.last().fail(new TypeError('fetch failed'))
+    await clock.advance(50) // equal-jitter backoff: base 100 → 50 ms with random 0
+    expect(log.order()).toEqual(['post#1', 'get#1', 'get#2'])
+    log.last().answer(overloaded)
+    await clock.advance(1_000)
+    expect(log.order()).toEqual(['post#1', 'get#1', 'get#2', 'get#3'])
+    log.last().answer(ok)
+    await flushPromises()
+    expect(safe.value).toBe('get#3')
+  })
+
+  it('returns the last value when an attempt says it is not retryable', async () => {
+    const { limiter, log } = setup()
+    const events: unknown[] = []
+    limiter.on('give-up', (event) => events.push(event))
+    const call = track(limiter.run(log.job('s', 'upload')))
+    log.last().answer(throttled(), { retryable: false, reason: 'body-not-replayable' })
+    await flushPromises()
+    expect(call.value).toBe('upload#1')
+    expect(events).toEqual([
+      { scope: 's', label: 'upload', attempt: 1, reason: 'body-not-replayable', status: 429, retryAt: undefined },
+    ])
+  })
+
+  it('rejects with RetryBudgetError when the budget is used up', async () => {
+    const { limiter, log, clock } = setup({ retryBudget: 1 })
+    const call = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled())
+    await clock.next()
+    log.last().answer(throttled())
+    await flushPromises()
+    expect(call.error).toBeInstanceOf(RetryBudgetError)
+    expect((call.error as RetryBudgetError).attempts).toBe(2)
+  })
+
+  it('treats a per-attempt timeout as an error signal', async () => {
+    const { limiter, log, clock, strategy } = setup({ timeoutMs: 500 })
+    const call = track(limiter.run(log.job('s', 'a')))
+    await clock.advance(500)
+    expect(log.started[0]?.signal.aborted).toBe(true)
+    expect((call.error as DOMException).name).toBe('TimeoutError')
+    expect(strategy.pacers[0]?.results()).toEqual([{ kind: 'error', status: 0 }])
+  })
+
+  it('does not feed neutral (already paced) outcomes to the pacer and never retries them', async () => {
+    const { limiter, log, strategy } = setup()
+    const call = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled(), { neutral: true, retryable: false })
+    await flushPromises()
+    expect(call.value).toBe('a#1')
+    expect(strategy.pacers[0]?.results()).toEqual([])
+  })
+
+  it('close() rejects waiting calls with ClosedError and later runs too', async () => {
+    const { limiter, log, t0 } = setup()
+    const a = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled(t0 + 5_000))
+    await flushPromises()
+    await limiter.close()
+    expect(a.error).toBeInstanceOf(ClosedError)
+    await expect(limiter.run(log.job('s', 'b'))).rejects.toBeInstanceOf(ClosedError)
+  })
+
+  it('emits typed events for attempts, throttling, retries, rate changes and give-ups', async () => {
+    const { limiter, log, clock, t0 } = setup()
+    const seen: string[] = []
+    limiter.on('attempt', (e) => seen.push(`attempt ${e.label} ${e.attempt} waited ${e.waitedMs}`))
+    limiter.on('throttled', (e) => seen.push(`throttled ${e.status} ${e.retryAt! - t0}`))
+    limiter.on('retry', (e) => seen.push(`retry ${e.attempt} in ${e.delayMs} (${e.reason})`))
+    const off = limiter.on('rate', (e) => seen.push(`rate ${e.previousPerSecond} -> ${e.ratePerSecond}`))
+    void limiter.run(log.job('s', 'a'))
+    log.last().answer(throttled(t0 + 300))
+    await clock.advance(300)
+    off()
+    expect(seen).toEqual([
+      'attempt a 1 waited 0',
+      'throttled 429 300',
+      'rate Infinity -> 10',
+      'retry 2 in 300 (throttled)',
+      'attempt a 2 waited 300',
+    ])
+  })
+
+  it('every call settles under a flood of mixed failures', async () => {
+    let seed = 42
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    const { limiter, log, clock } = setup({ maxInFlight: 8, maxQueue: 150, deadlineMs: 20_000, random })
+    const calls = Array.from({ length: 300 }, (_, i) => {
+      const controller = new AbortController()
+      if (random() < 0.1) controller.abort('early')
+      const job = log.job(`scope${i % 3}`, `r${i}`, { signal: controller.signal, retryErrors: random() < 0.5 })
+      return { controller, call: track(limiter.run(job)) }
+    })
+    let answered = 0
+    for (let round = 0; round < 2_000 && calls.some((c) => !c.call.settled); round++) {
+      for (const attempt of log.started.slice(answered)) {
+        const r = random()
+        if (attempt.signal.aborted) continue
+        if (r < 0.05) calls[Number(attempt.job.label.slice(1))]?.controller.abort('late')
+        else if (r < 0.35) attempt.answer(ok)
+        else if (r < 0.55) attempt.answer(throttled(clock.now() + Math.floor(random() * 3_000)))
+        else if (r < 0.65) attempt.answer(throttled(clock.now() + 120_000))
+        else if (r < 0.8) attempt.answer(overloaded)
+        else if (r < 0.9) attempt.fail(new TypeError('network'))
+        else if (r < 0.95) attempt.answer(networkError, { retryable: true })
+        // else: left hanging, the deadline must end it
+      }
+      answered = log.started.length
+      await clock.advance(250)
+    }
+    expect(calls.filter((c) => !c.call.settled)).toHaveLength(0)
+    for (const lane of limiter.stats()) expect(lane).toMatchObject({ queued: 0, inFlight: 0 })
+  })
+})

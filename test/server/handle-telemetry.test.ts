@@ -1,0 +1,182 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createMemoryStore } from '../../src/server/memory-store.js'
+import { StoreUnavailableError } from '../../src/server/telemetry-store.js'
+import type { TelemetryStore } from '../../src/server/telemetry-store.js'
+import type { TelemetryHandlerOptions } from '../../src/server/handle-telemetry.js'
+import { validateReply } from '../../src/telemetry/protocol.js'
+import { transports } from './transports.js'
+import type { Endpoint } from './transports.js'
+
+const T0 = 1_700_000_000_000
+const TOKEN = 'secret-a'
+const auth = { tokens: { [TOKEN]: { tenant: 'a', scopes: ['api', 'other'] }, 'secret-b': { tenant: 'b', scopes: ['b-only'] } } }
+const json = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }
+const report = (extra: Record<string, unknown> = {}) => JSON.stringify({ v: 1, scope: 'api', clientId: 'c1', attempts: 5, throttled: 1, ...extra })
+
+for (const transport of transports) {
+  describe(`telemetry endpoint via ${transport.name}`, () => {
+    let endpoint: Endpoint | undefined
+    let clock = T0
+    const open = async (options: TelemetryHandlerOptions = {}) => {
+      clock = T0
+      endpoint = await transport.open({ auth, now: () => clock, quotas: { api: { perMinute: 120 } }, ...options })
+      return endpoint
+    }
+    afterEach(async () => {
+      await endpoint?.close()
+      endpoint = undefined
+    })
+
+    it('accepts a report and answers the aggregate with the fair share', async () => {
+      const e = await open()
+      const reply = await e.send('POST', '/v1/report', { headers: json, body: report({ backlog: 2 }) })
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get('access-control-allow-origin')).toBe('*')
+      const body = validateReply(reply.json())
+      expect(body.ok).toBe(true)
+      expect(reply.json()).toMatchObject({ scope: 'api', activeClients: 1, totalAttempts: 5, throttledReports: 1, quotaPerSecond: 2, fairSharePerSecond: 2 })
+      const read = await e.send('GET', '/v1/aggregate?scope=api', { headers: { authorization: `Bearer ${TOKEN}` } })
+      expect(read.status).toBe(200)
+      expect(read.json()).toMatchObject({ totalAttempts: 5, throttledReports: 1, fairSharePerSecond: 1 })
+    })
+
+    it.each([
+      ['malformed JSON', '{"v":1,', 400, 'invalid_report'],
+      ['wrong types', report({ attempts: 'many' }), 400, 'invalid_report'],
+      ['negative counts', report({ attempts: -5, throttled: 0 }), 400, 'invalid_report'],
+      ['huge counts', report({ attempts: 1e15 }), 400, 'invalid_report'],
+      ['unknown fields', report({ pauseEveryone: true }), 400, 'invalid_report'],
+      ['an empty body', '', 400, 'invalid_report'],
+    ])('rejects %s with %i', async (_name, body, status, error) => {
+      const e = await open()
+      const reply = await e.send('POST', '/v1/report', { headers: json, body })
+      expect(reply.status).toBe(status)
+      expect(reply.json().error).toBe(error)
+    })
+
+    it('rejects invalid UTF-8 with 400', async () => {
+      const e = await open()
+      const reply = await e.send('POST', '/v1/report', { headers: json, body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) })
+      expect(reply.status).toBe(400)
+    })
+
+    it('rejects a 1 MB body with 413', async () => {
+      const e = await open()
+      const reply = await e.send('POST', '/v1/report', { headers: json, body: 'x'.repeat(1 << 20) })
+      expect(reply.status).toBe(413)
+      expect(reply.json().error).toBe('body_too_large')
+    })
+
+    it('rejects a non-JSON content type with 415', async () => {
+      const e = await open()
+      const reply = await e.send('POST', '/v1/report', { headers: { ...json, 'content-type': 'text/plain' }, body: report() })
+      expect(reply.status).toBe(415)
+    })
+
+    it('requires a known bearer token (401) allowed on the scope (403)', async () => {
+      const e = await open()
+      const missing = await e.send('POST', '/v1/report', { headers: { 'content-type': 'application/json' }, body: report() })
+      expect(missing.status).toBe(401)
+      expect(missing.headers.get('www-authenticate')).toBe('Bearer')
+      const wrong = await e.send('POST', '/v1/report', { headers: { ...json, authorization: 'Bearer nope' }, body: report() })
+      expect(wrong.status).toBe(401)
+      const forbidden = await e.send('POST', '/v1/report', { headers: { ...json, authorization: 'Bearer secret-b' }, body: report() })
+      expect(forbidden.status).toBe(403)
+      const unknownScope = await e.send('POST', '/v1/report', { headers: json, body: report({ scope: 'not-granted' }) })
+      expect(unknownScope.status).toBe(403)
+      const read = await e.send('GET', '/v1/aggregate?scope=b-only', { headers: { authorization: `Bearer ${TOKEN}` } })
+      expect(read.status).toBe(403)
+    })
+
+    it('rate-limits a flood from one client id with 429, keeping aggregates bounded', async () => {
+      const e = await open({ rateLimit: { perClientPerSecond: 1, perClientBurst: 5 } })
+      const statuses: number[] = []
+      for (let i = 0; i < 20; i++) {
+        const reply = await e.send('POST', '/v1/report', { headers: json, body: report({ attempts: 1_000_000, throttled: 1_000_000 }) })
+        statuses.push(reply.status)
+        if (reply.status === 429) expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      }
+      expect(statuses.filter((s) => s === 200)).toHaveLength(5)
+      expect(statuses.filter((s) => s === 429)).toHaveLength(15)
+      const read = (await e.send('GET', '/v1/aggregate?scope=api', { headers: { authorization: `Bearer ${TOKEN}` } })).json()
+      // one client, one bucket: clamped attempts, one 429 report, one active client
+      expect(read).toMatchObject({ activeClients: 1, throttledReports: 1, totalAttempts: 10_000 })
+      clock += 1_000
+      expect((await e.send('POST', '/v1/report', { headers: json, body: report() })).status).toBe(200)
+    })
+
+    it('bounds spoofed client ids per source and per scope', async () => {
+      const e = await open({
+        rateLimit: { perSourcePerSecond: 1, perSourceBurst: 30 },
+        store: createMemoryStore({ maxClientsPerScope: 20 }),
+      })
+      let accepted = 0
+      for (let i = 0; i < 40; i++) {
+        const reply = await e.send('POST', '/v1/report', { headers: json, body: report({ clientId: `spoof-${i}` }) })
+        if (reply.status === 200) accepted++
+        else expect(reply.status).toBe(429)
+      }
+      expect(accepted).toBe(30)
+      const read = (await e.send('GET', '/v1/aggregate?scope=other', { headers: { authorization: `Bearer ${TOKEN}` } }))
+      expect(read.status).toBe(429) // the source is out of requests too
+      clock += 10_000
+      const aggregate = (await e.send('GET', '/v1/aggregate?scope=api', { headers: { authorization: `Bearer ${TOKEN}` } })).json()
+      expect(aggregate.activeClients).toBe(21) // 20 tracked + one shared overflow entry
+    })
+
+    it('answers CORS preflights', async () => {
+      const e = await open()
+      const reply = await e.send('OPTIONS', '/v1/report', {
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      })
+      expect(reply.status).toBe(204)
+      expect(reply.headers.get('access-control-allow-origin')).toBe('*')
+      expect(reply.headers.get('access-control-allow-headers')).toContain('authorization')
+      expect(reply.headers.get('access-control-allow-methods')).toContain('POST')
+    })
+
+    it('limits CORS to listed origins when configured', async () => {
+      const e = await open({ corsOrigins: ['https://app.example'] })
+      const allowed = await e.send('OPTIONS', '/v1/report', { headers: { origin: 'https://app.example' } })
+      expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example')
+      const other = await e.send('OPTIONS', '/v1/report', { headers: { origin: 'https://evil.example' } })
+      expect(other.headers.get('access-control-allow-origin')).toBeNull()
+    })
+
+    it('serves /healthz, /metrics, 404 and 405', async () => {
+      const e = await open()
+      expect((await e.send('GET', '/healthz')).json()).toEqual({ ok: true })
+      await e.send('POST', '/v1/report', { headers: json, body: report() })
+      const metrics = await e.send('GET', '/metrics')
+      expect(metrics.status).toBe(200)
+      expect(metrics.headers.get('content-type')).toContain('text/plain')
+      expect(metrics.text).toContain('polite_telemetry_requests_total{route="/v1/report",status="200"} 1')
+      expect(metrics.text).toContain('polite_telemetry_reports_total 1')
+      expect(metrics.text).toContain('polite_telemetry_scopes 1')
+      expect((await e.send('GET', '/nope')).status).toBe(404)
+      const wrongMethod = await e.send('GET', '/v1/report', { headers: json })
+      expect(wrongMethod.status).toBe(405)
+      expect(wrongMethod.headers.get('allow')).toBe('POST')
+      expect((await e.send('GET', '/v1/aggregate', { headers: json })).status).toBe(400)
+    })
+
+    it('answers 503 when the store is unavailable, while /healthz stays 200', async () => {
+      const down: TelemetryStore = {
+        report: () => Promise.reject(new StoreUnavailableError('down')),
+        read: () => Promise.reject(new StoreUnavailableError('down')),
+      }
+      const e = await open({ store: down })
+      const reply = await e.send('POST', '/v1/report', { headers: json, body: report() })
+      expect(reply.status).toBe(503)
+      expect(reply.json().error).toBe('store_unavailable')
+      expect((await e.send('GET', '/v1/aggregate?scope=api', { headers: json })).status).toBe(503)
+      expect((await e.send('GET', '/healthz')).status).toBe(200)
+    })
+
+    it('runs open (no auth) when told to', async () => {
+      const e = await open({ auth: false })
+      const reply = await e.send('POST', '/v1/report', { headers: { 'content-type': 'application/json' }, body: report({ scope: 'anything' }) })
+      expect(reply.status).toBe(200)
+    })
+  })
+}
