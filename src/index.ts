@@ -36,6 +36,7 @@ export type { GiveUpReason } from './core/retry-policy.js'
 
 // Strategies (one pacer per lane).
 export { atb, exponential, none, paperAtb, windowed } from './core/pacers/index.js'
+export type { AtbOptions, ExponentialOptions, PaperAtbOptions, WindowOptions } from './core/pacers/index.js'
 
 // Server signals: what a response says about the quota.
 export { readSignals } from './core/signals/index.js'

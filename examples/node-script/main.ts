@@ -13,7 +13,7 @@
 // server instead), --mode both|polite|p-retry, --workers N, --telemetry URL,
 // --state FILE, --json (summary as one JSON line on stdout), --quiet (no progress).
 import { fork } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { startQuotaServer, type QuotaServer } from '../../src/sim/quota-server.js'
 import type { JobOptions, RunSummary } from './job.js'
@@ -78,7 +78,7 @@ function readSettings(argv: string[]): Settings & { child: boolean; first: numbe
 
 function runInProcess(variant: Variant, job: JobOptions, settings: Settings): Promise<RunSummary> {
   return variant === 'polite'
-    ? runPolite({ ...job, statePath: settings.statePath, telemetryUrl: settings.telemetryUrl })
+    ? runPolite({ ...job, statePath: settings.statePath, telemetryUrl: settings.telemetryUrl, timeScale: settings.timeScale })
     : runWithPRetry({ ...job, timeScale: settings.timeScale })
 }
 
@@ -140,7 +140,15 @@ function printTable(runs: RunSummary[], settings: Settings, url: string): void {
   }
 }
 
-async function main(argv: string[]): Promise<void> {
+export interface ExampleResult {
+  items: number
+  workers: number
+  timeScale: number
+  runs: RunSummary[]
+}
+
+/** Run the example with these command-line flags; prints progress and the summary, and returns it. */
+export async function runExample(argv: string[]): Promise<ExampleResult | undefined> {
   const settings = readSettings(argv)
   if (settings.child) {
     // A forked worker: run one share and report to the parent.
@@ -150,7 +158,7 @@ async function main(argv: string[]): Promise<void> {
     const summary = await runInProcess(variant, job, settings)
     await new Promise<void>((resolve) => process.send!(summary, () => resolve()))
     process.disconnect()
-    return
+    return undefined
   }
 
   const local = settings.url ? undefined : await startQuotaServer({ feedback: 'status-only', timeScale: settings.timeScale })
@@ -166,12 +174,16 @@ async function main(argv: string[]): Promise<void> {
   } finally {
     await local?.close()
   }
-  if (settings.json) process.stdout.write(JSON.stringify({ items: settings.items, workers: settings.workers,
-    timeScale: settings.timeScale, runs }) + '\n')
+  const result: ExampleResult = { items: settings.items, workers: settings.workers, timeScale: settings.timeScale, runs }
+  if (settings.json) process.stdout.write(JSON.stringify(result) + '\n')
   else printTable(runs, settings, url)
+  return result
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
-  process.exitCode = 1
-})
+// Run when executed (`npx tsx examples/node-script/main.ts`), not when imported by a test.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runExample(process.argv.slice(2)).catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+    process.exitCode = 1
+  })
+}

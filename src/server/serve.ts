@@ -129,17 +129,29 @@ async function webPath(handler: TelemetryHandler, req: IncomingMessage, res: Ser
     }
     const method = req.method ?? 'GET'
     const hasBody = method !== 'GET' && method !== 'HEAD'
+    // Backpressure: read from the socket only as fast as the handler consumes, so a
+    // huge body the handler refuses is never buffered; whatever is left is discarded.
+    let discard = false
     const body = hasBody
       ? new ReadableStream<Uint8Array>({
           start(controller) {
-            req.on('data', (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk)))
-            req.on('end', () => controller.close())
-            req.on('error', (error) => controller.error(error))
+            req.on('data', (chunk: Buffer) => {
+              if (discard) return
+              controller.enqueue(new Uint8Array(chunk))
+              if ((controller.desiredSize ?? 0) <= 0) req.pause()
+            })
+            req.on('end', () => { if (!discard) controller.close() })
+            req.on('error', (error) => { if (!discard) controller.error(error) })
+            req.pause()
+          },
+          pull() {
+            req.resume()
           },
           cancel() {
-            req.resume() // drop the rest so the 413 can still be read
+            discard = true
+            req.resume()
           },
-        })
+        }, { highWaterMark: 1 })
       : null
     const request = new Request(`http://${req.headers.host ?? host}${req.url ?? '/'}`, {
       method,
@@ -148,6 +160,8 @@ async function webPath(handler: TelemetryHandler, req: IncomingMessage, res: Ser
       duplex: 'half',
     } as RequestInit)
     const response = await handler(request, remoteAddress ? { remoteAddress } : undefined)
+    discard = true
+    req.resume()
     const out: TelemetryResponse = { status: response.status, headers: {}, body: await response.text() }
     response.headers.forEach((value, name) => { out.headers[name] = value })
     send(res, out, response.status === 413)

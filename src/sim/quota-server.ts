@@ -5,6 +5,11 @@
 // Time: the model runs on `(clock() − start) × timeScale`, so a timeScale of 10 turns
 // 80 per minute into 800 per wall minute; every duration in the headers is divided
 // back by timeScale, so clients see wall-clock figures consistent with what they get.
+//
+// Routes: any method and path spends one unit (200 `{"ok":true}` or 429); `OPTIONS` answers
+// CORS preflights for free; `GET /__stats` returns `stats()`; `POST /__reset` calls `reset()`.
+// A request may pick its feedback mode with `?feedback=<mode>` or an `x-feedback` header.
+// No per-request logging or allocation beyond the response: benchmarks push thousands per second.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { feedbackHeaders } from './feedback-headers.js'

@@ -24,7 +24,13 @@ export interface RunMetrics {
 }
 
 export interface RunRecord {
-  clients: Array<{ arrivals: ArrayLike<number>; firstAttempt: ArrayLike<number>; success: ArrayLike<number> }>
+  /** Each client's requests are [offset, offset + count) in the flat arrays. */
+  clients: Array<{ offset: number; count: number }>
+  arrival: ArrayLike<number>
+  /** NaN for a request never sent. */
+  firstAttempt: ArrayLike<number>
+  /** NaN for a request that never succeeded. */
+  success: ArrayLike<number>
   attempts: number
   throttled: number
   telemetryMessages: number
@@ -34,7 +40,7 @@ export interface RunRecord {
 
 export function summarizeRun(record: RunRecord): RunMetrics {
   let requests = 0
-  for (const c of record.clients) requests += c.arrivals.length
+  for (const c of record.clients) requests += c.count
   const responses = new Float64Array(requests)
   const clientMeans: number[] = []
   let firstAttempt = Infinity
@@ -44,13 +50,13 @@ export function summarizeRun(record: RunRecord): RunMetrics {
   for (const c of record.clients) {
     let clientSum = 0
     let clientCount = 0
-    for (let j = 0; j < c.arrivals.length; j++) {
-      const first = c.firstAttempt[j]!
+    for (let r = c.offset; r < c.offset + c.count; r++) {
+      const first = record.firstAttempt[r]!
       if (first < firstAttempt) firstAttempt = first
-      const success = c.success[j]!
+      const success = record.success[r]!
       if (Number.isNaN(success)) continue
       if (success > lastSuccess) lastSuccess = success
-      const response = success - c.arrivals[j]!
+      const response = success - record.arrival[r]!
       responses[completed++] = response
       clientSum += response
       clientCount++

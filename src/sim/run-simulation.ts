@@ -4,7 +4,8 @@
 // model's Admission renders to — so what the simulator measures is the shipped code.
 // Synchronous and allocation-light: a grid of tens of thousands of runs has to fit
 // in a minute on two cores.
-import type { Pacer, Signal } from '../core/types.js'
+import type { Aggregate, Pacer, Signal } from '../core/types.js'
+import { PROTOCOL_VERSION, replyToAggregate, type TelemetryReport } from '../telemetry/protocol.js'
 import { maxInFlight, type ClientModel } from './client-model.js'
 import { EventQueue } from './event-queue.js'
 import { PairHeaders, type HeaderSource } from './header-source.js'
@@ -62,6 +63,8 @@ const DEFAULT_MAX_DURATION_MS = 6 * 3600_000
 // A pacer that asks for a sub-microsecond wait must still move time forward, or a
 // float sum `now + delay === now` would spin the loop at one instant.
 const MIN_WAIT_MS = 0.001
+// The SDK's telemetry driver looks for due reports once a second.
+const REPORT_RETRY_MS = 1000
 
 // Processed events are recycled: a grid run pushes millions, and the garbage
 // collector was the largest single cost before this pool.
@@ -71,7 +74,8 @@ const NO_HEADERS = new PairHeaders([])
 const WAKE = 0
 const ARRIVE = 1
 const RESPONSE = 2
-const TICK = 3
+const REPORT = 3
+const AGGREGATE = 4
 
 interface SimEvent {
   at: number
@@ -81,23 +85,45 @@ interface SimEvent {
   request: number
   status: number
   headers: Array<[string, string]> | null
+  aggregate: Aggregate | null
 }
 
 interface ClientState {
   id: number
   pacer: Pacer
-  arrivals: number[]
-  /** Index of the first request never sent yet. */
+  /** This client's requests are [offset, offset + count) in the run's flat arrays. */
+  offset: number
+  count: number
+  /** Next request never sent yet (flat index). */
   next: number
-  /** Failed requests waiting to go again, ascending index (they precede `next`). */
+  /** Failed requests waiting to go again, ascending (they all precede `next`). */
   retries: number[]
   inFlight: number
   done: number
   wakeAt: number
-  firstAttempt: Float64Array
-  success: Float64Array
-  failures: Uint32Array
-  notBefore: Float64Array
+  /** Next scheduled telemetry check (Infinity: none). */
+  reportAt: number
+  /** A report is awaiting its reply (at most one per client, as the SDK's driver). */
+  reporting: boolean
+}
+
+// Per-request state lives in flat scratch arrays shared by every run of the thread
+// (runs are synchronous, so never two at once): allocating typed arrays per client and
+// run made the garbage collector the grid's largest cost.
+let arrival = new Float64Array(1024)
+let firstAttempt = new Float64Array(1024)
+let success = new Float64Array(1024)
+let notBefore = new Float64Array(1024)
+let failures = new Uint32Array(1024)
+
+function reserve(requests: number): void {
+  if (arrival.length >= requests) return
+  const size = Math.max(requests, arrival.length * 2)
+  arrival = new Float64Array(size)
+  firstAttempt = new Float64Array(size)
+  success = new Float64Array(size)
+  notBefore = new Float64Array(size)
+  failures = new Uint32Array(size)
 }
 
 export function runSimulation(options: SimulationOptions): RunMetrics {
@@ -108,14 +134,24 @@ export function runSimulation(options: SimulationOptions): RunMetrics {
   const deadline = origin + (options.maxDurationMs ?? DEFAULT_MAX_DURATION_MS)
   const cap = maxInFlight(options.clientModel)
   const telemetry = strategy.telemetry
-  const tickMs = telemetry?.reportIntervalMs ?? 0
+  const scope = telemetry?.scope ?? 'sim'
+  const replyDelayMs = telemetry?.replyDelayMs ?? rttMs
+  let telemetryMessages = 0
   const queue = new EventQueue<SimEvent>()
   const timeline = options.timeline ? { admitted: [] as number[], rejected: [] as number[] } : undefined
 
-  const push = (at: number, kind: number, client: number, request: number, status = 0, headers: Array<[string, string]> | null = null): void => {
+  const push = (
+    at: number,
+    kind: number,
+    client: number,
+    request: number,
+    status = 0,
+    headers: Array<[string, string]> | null = null,
+    aggregate: Aggregate | null = null,
+  ): void => {
     const event = spare.pop()
     if (event === undefined) {
-      queue.push({ at, seq: 0, kind, client, request, status, headers })
+      queue.push({ at, seq: 0, kind, client, request, status, headers, aggregate })
       return
     }
     event.at = at
@@ -124,37 +160,37 @@ export function runSimulation(options: SimulationOptions): RunMetrics {
     event.request = request
     event.status = status
     event.headers = headers
+    event.aggregate = aggregate
     queue.push(event)
   }
 
+  let total = 0
+  for (const c of workload.clients) total += c.arrivalsMs.length
+  reserve(total)
+  firstAttempt.fill(NaN, 0, total)
+  success.fill(NaN, 0, total)
+  notBefore.fill(0, 0, total)
+  failures.fill(0, 0, total)
+
   const clients: ClientState[] = []
+  let offset = 0
   for (const c of workload.clients) {
-    const n = c.arrivalsMs.length
-    if (n === 0) continue
+    const count = c.arrivalsMs.length
+    if (count === 0) continue
+    for (let j = 0; j < count; j++) arrival[offset + j] = origin + c.arrivalsMs[j]!
     const startAt = origin + c.startMs
     const pacer = strategy.strategy.create({ now: startAt, random: stream(options.seed, 'client', c.id) })
-    const state: ClientState = {
-      id: c.id,
-      pacer,
-      arrivals: c.arrivalsMs.map((t) => origin + t),
-      next: 0,
-      retries: [],
-      inFlight: 0,
-      done: 0,
-      wakeAt: Infinity,
-      firstAttempt: new Float64Array(n).fill(NaN),
-      success: new Float64Array(n).fill(NaN),
-      failures: new Uint32Array(n),
-      notBefore: new Float64Array(n),
-    }
     const index = clients.length
-    clients.push(state)
-    wake(index, state.arrivals[0]!)
-    if (tickMs > 0) push(startAt + tickMs, TICK, index, -1)
+    clients.push({
+      id: c.id, pacer, offset, count, next: offset, retries: [], inFlight: 0, done: 0,
+      wakeAt: Infinity, reportAt: Infinity, reporting: false,
+    })
+    wake(index, arrival[offset]!)
+    if (telemetry && pacer.reportDueAt && pacer.takeReport) scheduleReport(index, startAt)
+    offset += count
   }
 
-  let remaining = 0
-  for (const c of clients) remaining += c.arrivals.length
+  let remaining = total
   let attempts = 0
   let throttled = 0
   let incomplete = false
@@ -166,17 +202,66 @@ export function runSimulation(options: SimulationOptions): RunMetrics {
     push(at, WAKE, index, -1)
   }
 
+  function scheduleReport(index: number, at: number): void {
+    const c = clients[index]!
+    if (at >= c.reportAt) return
+    c.reportAt = at
+    push(at, REPORT, index, -1)
+  }
+
+  /** Requests that have arrived and not yet succeeded: the lane's backlog. */
+  function backlog(c: ClientState, now: number): number {
+    let arrived = c.next
+    const end = c.offset + c.count
+    while (arrived < end && arrival[arrived]! <= now) arrived++
+    return arrived - c.offset - c.done
+  }
+
+  // The SDK's telemetry driver, in virtual time: report when the pacer says it is due,
+  // one report in flight per client; a finished client stops reporting.
+  function checkReport(index: number, now: number): void {
+    const c = clients[index]!
+    const pacer = c.pacer
+    if (!telemetry || !pacer.reportDueAt || !pacer.takeReport || c.reporting || c.done === c.count) return
+    const queued = backlog(c, now)
+    let due = pacer.reportDueAt(now, queued)
+    if (due <= now) {
+      const report = pacer.takeReport(now)
+      if (report) {
+        telemetryMessages++
+        const message: TelemetryReport = {
+          v: PROTOCOL_VERSION,
+          scope,
+          clientId: `c${c.id}`,
+          attempts: report.attempts,
+          throttled: report.throttled,
+          backlog: queued,
+        }
+        if (report.quota) message.quota = report.quota
+        const reply = telemetry.aggregator.report(message, now, telemetry.configuredQuotaPerSecond)
+        c.reporting = true
+        push(now + replyDelayMs, AGGREGATE, index, -1, 0, null, replyToAggregate(reply))
+        return
+      }
+      due = pacer.reportDueAt(now, queued)
+      // A pacer that declines to report yet still says "due now" is asked again a tick later.
+      if (due <= now) due = now + REPORT_RETRY_MS
+    }
+    if (Number.isFinite(due)) scheduleReport(index, due)
+  }
+
   function pump(index: number, now: number): void {
     const c = clients[index]!
+    const end = c.offset + c.count
     while (c.inFlight < cap) {
       let request: number
       let readyAt: number
       if (c.retries.length > 0) {
         request = c.retries[0]!
-        readyAt = c.notBefore[request]!
-      } else if (c.next < c.arrivals.length) {
+        readyAt = notBefore[request]!
+      } else if (c.next < end) {
         request = c.next
-        readyAt = c.arrivals[request]!
+        readyAt = arrival[request]!
       } else {
         return
       }
@@ -192,7 +277,7 @@ export function runSimulation(options: SimulationOptions): RunMetrics {
       c.pacer.onSend(now, 1)
       if (c.retries.length > 0) c.retries.shift()
       else c.next++
-      if (Number.isNaN(c.firstAttempt[request]!)) c.firstAttempt[request] = now
+      if (Number.isNaN(firstAttempt[request]!)) firstAttempt[request] = now
       c.inFlight++
       attempts++
       push(now + halfRtt, ARRIVE, index, request)
@@ -239,49 +324,59 @@ export function runSimulation(options: SimulationOptions): RunMetrics {
         c.inFlight--
         options.trace?.({
           client: c.id,
-          request,
-          attempt: c.failures[request]! + 1,
+          request: request - c.offset,
+          attempt: failures[request]! + 1,
           sentAt: now - rttMs,
           respondedAt: now,
           status: event.status,
           signal,
         })
         if (event.status === 200) {
-          c.success[request] = now
+          success[request] = now
           c.done++
           remaining--
         } else {
           throttled++
-          const failures = ++c.failures[request]!
-          let notBefore = now + (c.pacer.retryDelayMs?.(now, failures, signal) ?? 0)
+          const failed = ++failures[request]!
+          let readyAt = now + (c.pacer.retryDelayMs?.(now, failed, signal) ?? 0)
           // The harness holds every strategy to the server's word: never before retryAt.
-          if (signal.retryAt !== undefined && signal.retryAt > notBefore) notBefore = signal.retryAt
-          c.notBefore[request] = notBefore
+          if (signal.retryAt !== undefined && signal.retryAt > readyAt) readyAt = signal.retryAt
+          notBefore[request] = readyAt
           insertSorted(c.retries, request)
         }
-        telemetry?.onResult?.(c.id, now, signal, c.pacer)
         if (remaining === 0) break
+        if (telemetry) checkReport(index, now)
         pump(index, now)
         break
       }
-      case TICK:
-        if (c.done === c.arrivals.length) break // a finished client stops reporting
-        telemetry!.onTick!(c.id, now, c.pacer)
-        push(now + tickMs, TICK, index, -1)
+      case REPORT:
+        if (now !== c.reportAt) break // superseded
+        c.reportAt = Infinity
+        checkReport(index, now)
+        pump(index, now)
+        break
+      case AGGREGATE:
+        c.reporting = false
+        c.pacer.onAggregate?.(now, event.aggregate!)
+        checkReport(index, now)
         pump(index, now)
         break
     }
     event.headers = null
+    event.aggregate = null
     spare.push(event)
     if (remaining === 0) break
   }
   if (remaining > 0) incomplete = true
 
   return summarizeRun({
-    clients: clients.map((c) => ({ arrivals: c.arrivals, firstAttempt: c.firstAttempt, success: c.success })),
+    clients: clients.map((c) => ({ offset: c.offset, count: c.count })),
+    arrival,
+    firstAttempt,
+    success,
     attempts,
     throttled,
-    telemetryMessages: telemetry?.messages() ?? 0,
+    telemetryMessages,
     incomplete,
     ...(timeline ? { timeline } : {}),
   })

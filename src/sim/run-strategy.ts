@@ -1,18 +1,21 @@
 // What the simulator needs from a strategy for one run: the Strategy that makes each
-// client's pacer, and (AATB) the fleet's telemetry, which the engine drives in the same
-// virtual time as everything else.
-import type { Pacer, Signal, Strategy } from '../core/types.js'
+// client's pacer, and (AATB) the in-process telemetry aggregator the fleet reports to.
+// The engine drives reporting in virtual time the way the SDK's telemetry driver does
+// in real time: it sends `pacer.takeReport()` when `pacer.reportDueAt()` is reached
+// (right after a 429, or every report window) and hands the reply to `onAggregate`.
+import type { Strategy } from '../core/types.js'
+import type { Aggregator } from '../telemetry/aggregator.js'
 import type { QuotaConfig } from './types.js'
 
 export interface SimTelemetry {
-  /** Period of each client's routine report, from the client's start; omit for none. */
-  reportIntervalMs?: number
-  /** A client's routine report is due (may call `pacer.onAggregate`). */
-  onTick?(client: number, now: number, pacer: Pacer): void
-  /** A client saw the response to one of its attempts (after `pacer.onResult`). */
-  onResult?(client: number, now: number, signal: Signal, pacer: Pacer): void
-  /** Telemetry messages exchanged so far (requests to the aggregator; replies not counted). */
-  messages(): number
+  /** A fresh aggregator for the run (the same code the telemetry server runs). */
+  aggregator: Pick<Aggregator, 'report'>
+  /** Quota rate the aggregator's operator configured (the paper's `token_rate`), units/s. */
+  configuredQuotaPerSecond?: number
+  /** Scope every client reports under. Default `sim`. */
+  scope?: string
+  /** Time from a report to its reply. Default: the run's RTT. */
+  replyDelayMs?: number
 }
 
 export interface RunStrategy {

@@ -1,11 +1,12 @@
 // The simulator's strategy registry: name → a fresh strategy per run. The names are the
 // ones result rows carry. Strategies are the SDK's own pacers and the peer models, so
-// the grid measures the code that ships.
-import { atb, paperAtb } from '../core/pacers/atb.js'
-import { exponential } from '../core/pacers/exponential.js'
-import { none } from '../core/pacers/none.js'
-import { windowed } from '../core/pacers/window.js'
+// the grid measures the code that ships. AATB variants get a fresh in-process
+// aggregator per run, configured with the quota's rate as the paper's operator
+// configured `token_rate`.
+import { aatb, atb, exponential, none, paperAatb, paperAtb, windowed } from '../core/pacers/index.js'
 import type { Strategy } from '../core/types.js'
+import { createAggregator, PAPER_AGGREGATOR_OPTIONS } from '../telemetry/aggregator.js'
+import { awsAdaptive, kyBackoff, sreThrottling } from './peers/index.js'
 import type { SimStrategy } from './run-strategy.js'
 
 const plain = (name: string, label: string, make: () => Strategy): SimStrategy => ({
@@ -19,6 +20,25 @@ const REGISTRY: SimStrategy[] = [
   plain('window', 'WB', () => windowed()),
   plain('atb-paper', 'ATB (paper)', () => paperAtb()),
   plain('atb', 'ATB (polite-fetch)', () => atb()),
+  {
+    name: 'aatb-paper',
+    label: 'AATB (paper)',
+    setup: ({ quota }) => ({
+      strategy: paperAatb(),
+      telemetry: { aggregator: createAggregator(PAPER_AGGREGATOR_OPTIONS), configuredQuotaPerSecond: quota.perMinute / 60 },
+    }),
+  },
+  {
+    name: 'aatb',
+    label: 'AATB (polite-fetch)',
+    setup: ({ quota }) => ({
+      strategy: aatb(),
+      telemetry: { aggregator: createAggregator(), configuredQuotaPerSecond: quota.perMinute / 60 },
+    }),
+  },
+  plain('aws-adaptive', 'AWS adaptive', () => awsAdaptive()),
+  plain('sre-throttling', 'SRE throttling', () => sreThrottling()),
+  plain('ky', 'ky', () => kyBackoff()),
   plain('none', 'no pacing', () => none()),
 ]
 

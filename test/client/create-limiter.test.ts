@@ -75,7 +75,7 @@ describe('createLimiter: server guidance', () => {
 
   it('spreads waits derived from retryAt by a bounded random extra', async () => {
     const { limiter, log, clock, t0 } = setup({ random: () => 0.5, jitterRatio: 0.1, maxJitterMs: 1_000 })
-    void limiter.run(log.job('s', 'a'))
+    track(limiter.run(log.job('s', 'a')))
     log.last().answer(throttled(t0 + 2_000))
     // 0.5 × min(1000, 0.1 × 2000) = 100 ms after retryAt
     await clock.advance(2_099)
@@ -86,8 +86,8 @@ describe('createLimiter: server guidance', () => {
 
   it('gates the whole lane: calls queued behind a 429 also wait for retryAt', async () => {
     const { limiter, log, clock, t0 } = setup({ maxInFlight: 1 })
-    void limiter.run(log.job('s', 'a'))
-    void limiter.run(log.job('s', 'b'))
+    track(limiter.run(log.job('s', 'a')))
+    track(limiter.run(log.job('s', 'b')))
     log.last().answer(throttled(t0 + 500))
     await clock.advance(499)
     expect(log.order()).toEqual(['a#1'])
@@ -137,7 +137,7 @@ describe('createLimiter: server guidance', () => {
 
   it('ends a call whose deadline passes while it waits in the queue', async () => {
     const { limiter, log, clock, t0 } = setup({ maxInFlight: 1, deadlineMs: 1_000 })
-    void limiter.run(log.job('s', 'a'))
+    track(limiter.run(log.job('s', 'a')))
     const b = track(limiter.run(log.job('s', 'b')))
     await clock.advance(999)
     expect(b.settled).toBe(false)
@@ -156,11 +156,11 @@ describe('createLimiter: server guidance', () => {
 
   it('a 429 during a wait lengthens it instead of keeping a stale wake-up', async () => {
     const { limiter, log, clock, t0 } = setup({ maxInFlight: 2, intervalMs: 100 })
-    void limiter.run(log.job('s', 'a'))
-    void limiter.run(log.job('s', 'b'))
+    track(limiter.run(log.job('s', 'a')))
+    track(limiter.run(log.job('s', 'b')))
     log.started[0]?.answer(throttled()) // pacer now allows one send per 100 ms
     await flushPromises()
-    void limiter.run(log.job('s', 'c')) // would go at t0 + 100 (after a's retry)
+    track(limiter.run(log.job('s', 'c'))) // would go at t0 + 100 (after a's retry)
     log.started[1]?.answer(throttled(t0 + 1_000)) // b's 429 says: not before t0 + 1000
     await clock.advance(999)
     expect(log.order()).toEqual(['a#1', 'b#1'])
@@ -172,8 +172,8 @@ describe('createLimiter: server guidance', () => {
 describe('createLimiter: pacing and scopes', () => {
   it('a 429 on one in-flight request slows the whole lane', async () => {
     const { limiter, log, clock, strategy, t0 } = setup({ intervalMs: 100 })
-    void limiter.run(log.job('s', 'a'))
-    void limiter.run(log.job('s', 'b'))
+    track(limiter.run(log.job('s', 'a')))
+    track(limiter.run(log.job('s', 'b')))
     log.started[0]?.answer(throttled()) // no retryAt: only the pacer knows to slow down
     log.started[1]?.answer(ok)
     await flushPromises()
@@ -190,10 +190,10 @@ describe('createLimiter: pacing and scopes', () => {
 
   it('a 429 on one scope does not delay another scope', async () => {
     const { limiter, log, t0 } = setup()
-    void limiter.run(log.job('one', 'a'))
+    track(limiter.run(log.job('one', 'a')))
     log.last().answer(throttled(t0 + 30_000))
     await flushPromises()
-    void limiter.run(log.job('one', 'b'))
+    track(limiter.run(log.job('one', 'b')))
     const other = track(limiter.run(log.job('two', 'c')))
     expect(log.order()).toEqual(['a#1', 'c#1'])
     log.last().answer(ok)
@@ -204,7 +204,7 @@ describe('createLimiter: pacing and scopes', () => {
   it('evicts idle lanes and restores their pacer state from the store on next use', async () => {
     const store = memoryStore()
     const { limiter, log, clock, strategy } = setup({ store, idleMs: 1_000 })
-    void limiter.run(log.job('s', 'a'))
+    track(limiter.run(log.job('s', 'a')))
     await flushPromises() // restore from the (empty) store
     log.last().answer(throttled())
     await clock.advance(100)
@@ -214,7 +214,7 @@ describe('createLimiter: pacing and scopes', () => {
     await clock.advance(2_000)
     expect(limiter.stats()).toEqual([])
     expect(await store.get('polite-fetch:pacer:s')).toMatchObject({ kind: 'recording', paced: true })
-    void limiter.run(log.job('s', 'b'))
+    track(limiter.run(log.job('s', 'b')))
     await flushPromises()
     expect(strategy.pacers).toHaveLength(2)
     expect(strategy.pacers[1]?.init.state).toMatchObject({ kind: 'recording', paced: true })
@@ -235,7 +235,7 @@ describe('createLimiter: pacing and scopes', () => {
 describe('createLimiter: aborts', () => {
   it('abort during the queue wait rejects with the reason and never sends', async () => {
     const { limiter, log } = setup({ maxInFlight: 1 })
-    void limiter.run(log.job('s', 'a'))
+    track(limiter.run(log.job('s', 'a')))
     const controller = new AbortController()
     const b = track(limiter.run(log.job('s', 'b', { signal: controller.signal })))
     controller.abort(new Error('stop'))
@@ -283,8 +283,8 @@ describe('createLimiter: aborts', () => {
 describe('createLimiter: safety and settling', () => {
   it('rejects at once with QueueFullError when the lane queue is full', async () => {
     const { limiter, log } = setup({ maxInFlight: 1, maxQueue: 1 })
-    void limiter.run(log.job('s', 'a'))
-    void limiter.run(log.job('s', 'b'))
+    track(limiter.run(log.job('s', 'a')))
+    track(limiter.run(log.job('s', 'b')))
     const c = track(limiter.run(log.job('s', 'c')))
     await flushPromises()
     expect(c.error).toBeInstanceOf(QueueFullError)
@@ -370,7 +370,7 @@ describe('createLimiter: safety and settling', () => {
     limiter.on('throttled', (e) => seen.push(`throttled ${e.status} ${e.retryAt! - t0}`))
     limiter.on('retry', (e) => seen.push(`retry ${e.attempt} in ${e.delayMs} (${e.reason})`))
     const off = limiter.on('rate', (e) => seen.push(`rate ${e.previousPerSecond} -> ${e.ratePerSecond}`))
-    void limiter.run(log.job('s', 'a'))
+    track(limiter.run(log.job('s', 'a')))
     log.last().answer(throttled(t0 + 300))
     await clock.advance(300)
     off()

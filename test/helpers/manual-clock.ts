@@ -80,6 +80,7 @@ export class ManualClock implements Clock {
 
   /** Advances to the next sleeper's time (bounded by `maxMs` from now); false when none is due. */
   async next(maxMs = Infinity): Promise<boolean> {
+    await flushPromises()
     const at = this.nextAt()
     if (at === undefined || at - this.#now > maxMs) return false
     await this.advanceTo(at)

@@ -9,6 +9,8 @@ export interface Received {
   body: string
   headers: IncomingMessage['headers']
   atMs: number
+  /** performance.now() when the reply was written. */
+  sentAtMs?: number
 }
 
 export interface Reply {
@@ -17,6 +19,8 @@ export interface Reply {
   body?: string
   /** Hold the reply until this promise settles (to test aborts mid-flight). */
   holdUntil?: Promise<unknown>
+  /** Drop the connection instead of answering (a network error for the client). */
+  destroy?: boolean
 }
 
 export interface ScriptedServer {
@@ -44,6 +48,11 @@ export async function startScriptedServer(
       const reply = script(received.length, request)
       const send = (): void => {
         if (res.destroyed) return
+        if (reply.destroy) {
+          req.socket.destroy()
+          return
+        }
+        request.sentAtMs = performance.now()
         res.writeHead(reply.status, reply.headers ?? {})
         res.end(reply.body ?? '')
       }

@@ -11,13 +11,13 @@ import {
   absorbGuidance,
   emptyGuidance,
   gateDelayMs,
-  hasLiveHint,
+  MAX_GUIDANCE_AHEAD_MS,
   noteSent,
   spreadDelayMs,
   type QuotaGuidance,
 } from './atb-quota.js'
 import { createOutcomeLog } from './atb-rate.js'
-import { finiteIn, matchingState, pastTime, pastTimes } from './pacer-state.js'
+import { finiteIn, matchingState, pastTime } from './pacer-state.js'
 import type { ResolvedAtbOptions } from './atb-options.js'
 
 export const ATB_KIND = 'atb'
@@ -35,7 +35,6 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
   let congestedSince = 0
   let rate = Infinity
   let shareEstimate = 0
-  let rateBeforeCut = 0
   let tokens = o.burstUnits
   let refilledAt = now0
   let createdAt = now0
@@ -45,39 +44,19 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
   let lastSendAt: number | undefined
   const sendTimes: number[] = []
   const sendCosts: number[] = []
-  const guidance: QuotaGuidance = emptyGuidance()
+  let guidance: QuotaGuidance = emptyGuidance()
   let log = createOutcomeLog(LOG_ENTRIES)
 
-  const resumed = saved ? resume(saved) : false
-  if (!resumed) log = createOutcomeLog(LOG_ENTRIES)
-
-  function resume(state: PacerState): boolean {
-    const savedAt = pastTime(state.savedAt, now0)
-    if (savedAt === undefined) return false
-    const entries = Array.isArray(state.log) ? state.log : []
-    const times = pastTimes(entries.map((e: unknown) => (Array.isArray(e) ? e[0] : undefined)), now0, LOG_ENTRIES)
-    if (times === undefined) return false
-    log = createOutcomeLog(
-      LOG_ENTRIES,
-      times.map((t, i) => [t, (entries[i] as unknown[])[1] === 1 ? 1 : 0]),
-    )
-    createdAt = pastTime(state.createdAt, now0) ?? now0
-    if (state.congested === true) {
-      const r = finiteIn(state.rate, o.minRatePerSecond, o.maxRatePerSecond)
-      const at = pastTime(state.lastCongestionAt, now0)
-      if (r === undefined || at === undefined) return false
-      congested = true
-      rate = r
-      lastCongestionAt = at
-      congestedSince = pastTime(state.congestedSince, now0) ?? at
-      shareEstimate = finiteIn(state.shareEstimate, 0, o.maxRatePerSecond) ?? r
-      tokens = Math.min(o.burstUnits, finiteIn(state.tokens, -1e6, o.burstUnits) ?? 0)
-      refilledAt = pastTime(state.refilledAt, now0) ?? now0
+  const restored = saved ? parseState(saved, o, now0) : undefined
+  if (restored) {
+    ;({ congested, rate, shareEstimate, tokens, lastCongestionAt, congestedSince, createdAt, guidance } = restored)
+    refilledAt = now0
+    log = createOutcomeLog(LOG_ENTRIES, restored.log)
+    for (const [time, cost] of restored.sends) {
+      sendTimes.push(time)
+      sendCosts.push(cost)
     }
-    // Gates may lie in the future by design, but only within the plausibility horizon.
-    const retryAt = finiteIn(state.retryAt, 0, now0 + 86_400_000)
-    if (retryAt !== undefined) guidance.retryAt = retryAt
-    return true
+    lastSendAt = sendTimes[sendTimes.length - 1]
   }
 
   const available = (now: number): number => {
@@ -127,7 +106,6 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
     } else {
       next = Math.min(rate * o.maxCutFactor, o.fallbackFactor * admitted)
     }
-    rateBeforeCut = congested ? rate : 0
     rate = Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, next))
     shareEstimate = rate
     congested = true
@@ -158,9 +136,8 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
         // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
         const gapMs = lastSendAt === undefined ? Infinity : now - lastSendAt
         if (gapMs <= o.usingRateSlack * ((units || 1) / rate) * 1000) {
-          // Regain quickly what the last cut took (a stepped quota comes back all at once),
-          // then probe slowly past the rate that last met congestion.
-          const g = rate < o.recoverTo * rateBeforeCut ? o.recoveryPerSecond : o.growthPerSecond
+          // Past the rate the last 429 showed getting through, probe more gently.
+          const g = rate < shareEstimate ? o.growthPerSecond : o.growthPerSecond * o.probeGrowthFactor
           rate = Math.min(o.maxRatePerSecond, rate * Math.exp(g * (gapMs / 1000)))
         } else {
           // Back from a quiet spell: no more than a margin over what has been getting through.
@@ -202,7 +179,7 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
         delay = Math.min(o.maxRetryBackoffMs, (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * o.retryBackoffFactor)
       }
       if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {
-        delay = Math.max(delay, Math.min(signal.retryAt - now, 86_400_000))
+        delay = Math.max(delay, Math.min(signal.retryAt - now, MAX_GUIDANCE_AHEAD_MS))
       }
       return Math.max(0, delay)
     },
@@ -216,11 +193,14 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
         rate: Number.isFinite(rate) ? rate : null,
         shareEstimate,
         tokens: Number.isFinite(rate) ? available(now) : null,
-        refilledAt: now,
         lastCongestionAt,
         congestedSince,
         retryAt: guidance.retryAt,
-        log: log.toJSON().filter(([t]) => t > now - o.windowMs && t <= now),
+        remaining: guidance.remaining ?? null,
+        resetAt: guidance.resetAt ?? null,
+        sentSinceHint: guidance.sentSinceHint,
+        log: log.toJSON().filter(([t]) => t <= now),
+        sends: sendTimes.flatMap((t, i) => (t <= now ? [[t, sendCosts[i] as number]] : [])),
       }
     },
     get ratePerSecond() {
@@ -232,4 +212,70 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
   }
 }
 
-export { hasLiveHint }
+interface Restored {
+  congested: boolean
+  rate: number
+  shareEstimate: number
+  tokens: number
+  lastCongestionAt: number
+  congestedSince: number
+  createdAt: number
+  guidance: QuotaGuidance
+  log: Array<[number, number]>
+  sends: Array<[number, number]>
+}
+
+/**
+ * Validate a saved state. Anything written "in the future" (clock skew, another device)
+ * or out of range means the state is not trusted at all: starting fresh costs at most a
+ * 429, resuming from nonsense could stall the lane.
+ */
+function parseState(state: PacerState, o: ResolvedAtbOptions, now: number): Restored | undefined {
+  if (pastTime(state.savedAt, now) === undefined) return undefined
+  const savedAt = state.savedAt
+  const createdAt = pastTime(state.createdAt, now)
+  if (createdAt === undefined || !Array.isArray(state.log)) return undefined
+  const log: Array<[number, number]> = []
+  let previous = -Infinity
+  for (const entry of state.log.slice(-LOG_ENTRIES)) {
+    const time = Array.isArray(entry) ? pastTime(entry[0], now) : undefined
+    if (time === undefined || time < previous) return undefined
+    previous = time
+    log.push([time, entry[1] === 1 ? 1 : 0])
+  }
+  const sends: Array<[number, number]> = []
+  previous = -Infinity
+  for (const entry of Array.isArray(state.sends) ? state.sends.slice(-SEND_LOG_ENTRIES) : []) {
+    const time = Array.isArray(entry) ? pastTime(entry[0], now) : undefined
+    const cost = Array.isArray(entry) ? finiteIn(entry[1], 0, Number.MAX_SAFE_INTEGER) : undefined
+    if (time === undefined || cost === undefined || time < previous) return undefined
+    previous = time
+    sends.push([time, cost])
+  }
+  const guidance = emptyGuidance()
+  // A gate may lie in the future by design, but never further than a server could plausibly ask.
+  const retryAt = finiteIn(state.retryAt, 0, savedAt + MAX_GUIDANCE_AHEAD_MS)
+  if (retryAt === undefined) return undefined
+  guidance.retryAt = retryAt
+  const remaining = finiteIn(state.remaining, 0, Number.MAX_SAFE_INTEGER)
+  const resetAt = finiteIn(state.resetAt, 0, savedAt + MAX_GUIDANCE_AHEAD_MS)
+  if (remaining !== undefined && resetAt !== undefined) {
+    guidance.remaining = remaining
+    guidance.resetAt = resetAt
+    guidance.hintAt = savedAt
+    guidance.sentSinceHint = finiteIn(state.sentSinceHint, 0, Number.MAX_SAFE_INTEGER) ?? 0
+  }
+  const base = { createdAt, guidance, log, sends, lastCongestionAt: 0, congestedSince: 0 }
+  if (state.congested !== true) {
+    return { ...base, congested: false, rate: Infinity, shareEstimate: 0, tokens: o.burstUnits }
+  }
+  const rate = finiteIn(state.rate, o.minRatePerSecond, o.maxRatePerSecond)
+  const lastCongestionAt = pastTime(state.lastCongestionAt, now)
+  const congestedSince = pastTime(state.congestedSince, now)
+  const shareEstimate = finiteIn(state.shareEstimate, 0, o.maxRatePerSecond)
+  // Debt is legitimate (a costly attempt), but never more than one burst's worth.
+  const tokens = finiteIn(state.tokens, -o.burstUnits, o.burstUnits)
+  if (rate === undefined || lastCongestionAt === undefined || congestedSince === undefined) return undefined
+  if (shareEstimate === undefined || tokens === undefined) return undefined
+  return { ...base, congested: true, rate, shareEstimate, tokens, lastCongestionAt, congestedSince }
+}

@@ -9,25 +9,19 @@ export interface AtbOptions {
   minSpanMs?: number
   /** The rate never exceeds this multiple of the admitted rate (or of the share learned at the last 429). Default 1.5. */
   rateMargin?: number
-  /** Relative growth per second while congested and the lane is using its rate (e^(g·t)). Default 0.01. */
+  /** Relative growth per second while congested and the lane is using its rate (e^(g·t)). Default 0.02. */
   growthPerSecond?: number
-  /** Growth per second while the rate is below `recoverTo` × the rate before the last cut. Default 0.02. */
-  recoveryPerSecond?: number
-  /** Fraction of the pre-cut rate up to which `recoveryPerSecond` applies. Default 0.9. */
-  recoverTo?: number
+  /** Growth above the rate last seen admitted at a 429 is `growthPerSecond` × this. Default 1. */
+  probeGrowthFactor?: number
   /** On a 429 the rate falls to this multiple of the rate admitted during congestion. Default 1. */
   fallbackFactor?: number
-  /** Growth per second while the rate is below `recoverTo` × the rate before the last cut. Default 0.02. */
-  recoveryPerSecond?: number
-  /** Fraction of the pre-cut rate up to which `recoveryPerSecond` applies. Default 0.9. */
-  recoverTo?: number
-  /** On a 429 the rate falls at least to this multiple of the current rate. Default 0.9. */
+  /** On a 429 the rate falls at least to this multiple of the current rate. Default 0.8. */
   maxCutFactor?: number
   /** Per-request backoff after repeated 429s, in lane spacings: (2^(n−1) − 1) × factor × spacing. Default 1; 0 = none. */
   retryBackoffFactor?: number
   /** Cap of that per-request backoff. Default 60 000 ms. */
   maxRetryBackoffMs?: number
-  /** On the lane's first 429, the rate is at most this multiple of its attempt rate. Default 0.5. */
+  /** On the lane's first 429, the rate is at most this multiple of its attempt rate. Default 0.35. */
   firstCutFactor?: number
   /** Rate floor while pacing (units/s). Default 0.01. */
   minRatePerSecond?: number
@@ -54,10 +48,9 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   rateMargin: 1.5,
   growthPerSecond: 0.02,
   fallbackFactor: 1,
-  recoveryPerSecond: 0.02,
-  recoverTo: 0.9,
-  maxCutFactor: 0.9,
-  firstCutFactor: 0.5,
+  probeGrowthFactor: 1,
+  maxCutFactor: 0.8,
+  firstCutFactor: 0.35,
   retryBackoffFactor: 1,
   maxRetryBackoffMs: 60_000,
   minRatePerSecond: 0.01,
@@ -82,8 +75,7 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('rateMargin')
   positive('growthPerSecond', true)
   positive('fallbackFactor')
-  positive('recoveryPerSecond', true)
-  positive('recoverTo', true)
+  positive('probeGrowthFactor', true)
   positive('maxCutFactor')
   positive('firstCutFactor')
   positive('retryBackoffFactor', true)

@@ -21,26 +21,48 @@ export const LLM_SENTINELS = [
 ] as const
 
 const TOKENS_UNIT = 'tokens'
-const OPENAI_KINDS = ['requests', 'tokens'] as const
-const ANTHROPIC_KINDS = ['requests', 'tokens', 'input-tokens', 'output-tokens'] as const
+
+/** One metered quota kind and the names of its three fields (built once, not per response). */
+interface QuotaFields {
+  kind: string
+  remaining: string
+  limit: string
+  reset: string
+}
+
+const OPENAI_FIELDS: readonly QuotaFields[] = ['requests', 'tokens'].map((kind) => ({
+  kind,
+  remaining: `x-ratelimit-remaining-${kind}`,
+  limit: `x-ratelimit-limit-${kind}`,
+  reset: `x-ratelimit-reset-${kind}`,
+}))
+
+const ANTHROPIC_FIELDS: readonly QuotaFields[] = ['requests', 'tokens', 'input-tokens', 'output-tokens'].map(
+  (kind) => ({
+    kind,
+    remaining: `anthropic-ratelimit-${kind}-remaining`,
+    limit: `anthropic-ratelimit-${kind}-limit`,
+    reset: `anthropic-ratelimit-${kind}-reset`,
+  }),
+)
 
 export function readLlmRateLimit(headers: HeaderSource, time: TimeBase, out: Observations): void {
-  for (const kind of OPENAI_KINDS) {
-    const remaining = parseCount(readField(headers, `x-ratelimit-remaining-${kind}`))
+  for (const fields of OPENAI_FIELDS) {
+    const remaining = parseCount(readField(headers, fields.remaining))
     if (remaining === undefined) continue
-    const limit = parseCount(readField(headers, `x-ratelimit-limit-${kind}`))
-    const reset = readField(headers, `x-ratelimit-reset-${kind}`)
+    const limit = parseCount(readField(headers, fields.limit))
+    const reset = readField(headers, fields.reset)
     const resetMs = reset === undefined ? undefined : parseDurationMs(reset)
-    push(out, kind, remaining, limit, resetMs === undefined ? undefined : time.afterDelay(resetMs))
+    push(out, fields.kind, remaining, limit, resetMs === undefined ? undefined : time.afterDelay(resetMs))
   }
 
-  for (const kind of ANTHROPIC_KINDS) {
-    const remaining = parseCount(readField(headers, `anthropic-ratelimit-${kind}-remaining`))
+  for (const fields of ANTHROPIC_FIELDS) {
+    const remaining = parseCount(readField(headers, fields.remaining))
     if (remaining === undefined) continue
-    const limit = parseCount(readField(headers, `anthropic-ratelimit-${kind}-limit`))
-    const reset = readField(headers, `anthropic-ratelimit-${kind}-reset`)
+    const limit = parseCount(readField(headers, fields.limit))
+    const reset = readField(headers, fields.reset)
     const resetMoment = reset === undefined ? undefined : parseRfc3339(reset)
-    push(out, kind, remaining, limit, resetMoment === undefined ? undefined : time.atMoment(resetMoment))
+    push(out, fields.kind, remaining, limit, resetMoment === undefined ? undefined : time.atMoment(resetMoment))
   }
 }
 

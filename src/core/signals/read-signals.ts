@@ -4,26 +4,17 @@
 // carries no rate-limit header at all, which is almost every response.
 import type { Signal, SignalKind } from '../types.js'
 import type { HeaderSource } from './header-source.js'
-import { IETF_SENTINELS, readIetfRateLimit } from './ratelimit-ietf.js'
-import { LLM_SENTINELS, readLlmRateLimit } from './llm-ratelimit.js'
+import { readIetfRateLimit } from './ratelimit-ietf.js'
+import { readLlmRateLimit } from './llm-ratelimit.js'
 import type { Observations } from './limit-observation.js'
 import { distinctPolicies, mostRestrictive } from './most-restrictive.js'
 import { TimeBase } from './reset-time.js'
-import { RETRY_SENTINELS, readRetryAt } from './retry-after.js'
-import { X_RATELIMIT_SENTINELS, readXRateLimit } from './x-ratelimit.js'
+import { readRetryAt } from './retry-after.js'
+import { signalFields } from './signal-fields.js'
+import { readXRateLimit } from './x-ratelimit.js'
 
 export type { HeaderSource }
-
-/**
- * Every header whose presence means there is something to read. A response with
- * none of them takes the fast path: these `get`s and one small object.
- */
-export const SIGNAL_HEADER_NAMES: readonly string[] = [
-  ...RETRY_SENTINELS,
-  ...IETF_SENTINELS,
-  ...X_RATELIMIT_SENTINELS,
-  ...LLM_SENTINELS,
-]
+export { SIGNAL_HEADER_NAMES } from './signal-fields.js'
 
 /**
  * Read what a response says about the quota.
@@ -35,8 +26,9 @@ export const SIGNAL_HEADER_NAMES: readonly string[] = [
 export function readSignals(status: number, headers: HeaderSource, now: number): Signal {
   const code = Number.isInteger(status) && status >= 100 && status <= 999 ? status : 0
   try {
-    if (code === 0 || !hasSignalHeader(headers)) return { kind: baseKind(code), status: code }
-    return readSlow(code, headers, now)
+    const fields = code === 0 ? undefined : signalFields(headers)
+    if (fields === undefined) return { kind: baseKind(code), status: code }
+    return readSlow(code, fields, now)
   } catch {
     // A HeaderSource whose get() throws: nothing it says can be trusted.
     return { kind: baseKind(code), status: code }
@@ -49,13 +41,6 @@ function baseKind(status: number): SignalKind {
   if (status === 429) return 'throttled'
   if (status === 503) return 'overloaded'
   return 'ok'
-}
-
-function hasSignalHeader(headers: HeaderSource): boolean {
-  for (let i = 0; i < SIGNAL_HEADER_NAMES.length; i++) {
-    if (headers.get(SIGNAL_HEADER_NAMES[i] as string) != null) return true
-  }
-  return false
 }
 
 function readSlow(status: number, headers: HeaderSource, now: number): Signal {

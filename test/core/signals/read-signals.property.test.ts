@@ -178,32 +178,38 @@ function headersFrom(pairs: Array<[string, string]>): Headers {
   return headers
 }
 
-function assertWellFormed(signal: Signal, at: number): void {
-  expect(['ok', 'throttled', 'overloaded', 'error']).toContain(signal.kind)
-  expect(Number.isInteger(signal.status) && signal.status >= 0).toBe(true)
-  for (const moment of [signal.retryAt, signal.resetAt]) {
+/** Every invariant the Signal breaks, as readable strings (empty = well formed). */
+function violations(signal: Signal, at: number): string[] {
+  const found: string[] = []
+  if (!['ok', 'throttled', 'overloaded', 'error'].includes(signal.kind)) found.push(`kind ${signal.kind}`)
+  if (!(Number.isInteger(signal.status) && signal.status >= 0)) found.push(`status ${signal.status}`)
+  for (const [label, moment] of [['retryAt', signal.retryAt], ['resetAt', signal.resetAt]] as const) {
     if (moment === undefined) continue
     const delayMs = moment - at
-    expect(Number.isFinite(delayMs)).toBe(true)
-    expect(delayMs).toBeGreaterThanOrEqual(0)
-    expect(delayMs).toBeLessThanOrEqual(MAX_HORIZON_MS)
+    if (!(Number.isFinite(delayMs) && delayMs >= 0 && delayMs <= MAX_HORIZON_MS)) found.push(`${label} delay ${delayMs}`)
   }
-  for (const count of [signal.remaining, signal.limit]) {
-    if (count === undefined) continue
-    expect(Number.isFinite(count) && count >= 0).toBe(true)
+  for (const [label, count] of [['remaining', signal.remaining], ['limit', signal.limit]] as const) {
+    if (count !== undefined && !(Number.isFinite(count) && count >= 0)) found.push(`${label} ${count}`)
   }
+  if (signal.policies !== undefined && signal.policies.length === 0) found.push('empty policies')
   for (const policy of signal.policies ?? []) {
-    expect(typeof policy.name).toBe('string')
-    expect(Number.isFinite(policy.quota) && policy.quota >= 0).toBe(true)
-    if (policy.windowMs !== undefined) expect(Number.isFinite(policy.windowMs) && policy.windowMs > 0).toBe(true)
+    if (typeof policy.name !== 'string') found.push(`policy name ${String(policy.name)}`)
+    if (!(Number.isFinite(policy.quota) && policy.quota >= 0)) found.push(`policy quota ${policy.quota}`)
+    if (policy.windowMs !== undefined && !(Number.isFinite(policy.windowMs) && policy.windowMs > 0)) {
+      found.push(`policy window ${policy.windowMs}`)
+    }
   }
-  if (signal.policies !== undefined) expect(signal.policies.length).toBeGreaterThan(0)
-  // No NaN and no explicit undefined anywhere in the plain data.
-  JSON.stringify(signal, (_key, value: unknown) => {
-    if (typeof value === 'number') expect(Number.isNaN(value)).toBe(false)
+  // No NaN anywhere in the plain data, and no member explicitly set to undefined.
+  JSON.stringify(signal, (key, value: unknown) => {
+    if (typeof value === 'number' && Number.isNaN(value)) found.push(`NaN at ${key}`)
     return value
   })
-  for (const value of Object.values(signal)) expect(value).not.toBeUndefined()
+  for (const [key, value] of Object.entries(signal)) if (value === undefined) found.push(`undefined ${key}`)
+  return found
+}
+
+function assertWellFormed(signal: Signal, at: number): void {
+  expect(violations(signal, at)).toStrictEqual([])
 }
 
 describe('readSignals on arbitrary header sets', () => {

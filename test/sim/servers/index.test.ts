@@ -86,7 +86,7 @@ describe('createServerModel', () => {
         expect(untouched.nextAdmitAt(now + 1, 1)).toBe(observed.nextAdmitAt(now + 1, 1))
         expect(untouched.admit(now + 1, 1)).toEqual(observed.admit(now + 1, 1))
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     )
   })
 })

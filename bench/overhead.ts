@@ -1,0 +1,168 @@
+// What polite-fetch costs when nothing is wrong: a loopback server that never
+// throttles, in ANOTHER process (so its work does not share our event loop), and
+// interleaved runs of the raw global fetch and `client.fetch` (raw, polite, raw,
+// polite, …) so drift in the machine's state hits both alike.
+//
+//   npm run bench:overhead            (tsx bench/overhead.ts [--runs 7])
+//
+// Prints a table and writes bench/results/overhead.json:
+//   throughputRatio     median polite req/s ÷ median raw req/s at 64 concurrent requests (target ≥ 0.95)
+//   addedP50Micros      median over runs of (polite p50 − raw p50) latency at concurrency 1 (target ≤ 50 µs)
+//   bytesPerIdleScope   heap per idle lane, after gc, over many scopes (target ≤ 2 KB)
+import { fork } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { createClient } from '../src/index.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+type Fetch = (input: string, init?: RequestInit) => Promise<Response>
+
+function serve(): void {
+  const body = Buffer.from('{"ok":true}')
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
+    res.end(body)
+  })
+  server.keepAliveTimeout = 60_000
+  server.listen(0, '127.0.0.1', () => {
+    process.send?.({ port: (server.address() as AddressInfo).port })
+  })
+  process.on('disconnect', () => process.exit(0))
+}
+
+async function throughput(fetchImpl: Fetch, url: string, total: number, concurrency: number): Promise<number> {
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < total) {
+      next++
+      const response = await fetchImpl(url)
+      await response.arrayBuffer()
+    }
+  }
+  const start = performance.now()
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return total / ((performance.now() - start) / 1_000)
+}
+
+async function latencyP50Micros(fetchImpl: Fetch, url: string, count: number): Promise<number> {
+  const samples = new Float64Array(count)
+  for (let i = 0; i < count; i++) {
+    const start = performance.now()
+    const response = await fetchImpl(url)
+    await response.arrayBuffer()
+    samples[i] = (performance.now() - start) * 1_000
+  }
+  return median(Array.from(samples))
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+}
+
+function gcFunction(): () => void {
+  const existing = (globalThis as { gc?: () => void }).gc
+  if (typeof existing === 'function') return existing
+  // Same effect as `node --expose-gc`, so the npm script needs no extra flags.
+  setFlagsFromString('--expose-gc')
+  return runInNewContext('gc') as () => void
+}
+
+async function bytesPerIdleScope(url: string, scopes: number): Promise<number> {
+  const gc = gcFunction()
+  const client = createClient()
+  // Warm the code paths first so compiled code and one-off caches are not counted.
+  for (let i = 0; i < 64; i++) await (await client.fetch(url, { politeFetch: { scope: `warm-${i}` } })).arrayBuffer()
+  gc()
+  gc()
+  const before = process.memoryUsage().heapUsed
+  for (let i = 0; i < scopes; i += 64) {
+    await Promise.all(
+      Array.from({ length: Math.min(64, scopes - i) }, async (_, j) => {
+        const response = await client.fetch(url, { politeFetch: { scope: `https://tenant-${i + j}.example` } })
+        await response.arrayBuffer()
+      }),
+    )
+  }
+  gc()
+  gc()
+  const after = process.memoryUsage().heapUsed
+  const live = client.stats().length
+  await client.close()
+  return (after - before) / (live - 64)
+}
+
+async function main(): Promise<void> {
+  const runsArg = process.argv.indexOf('--runs')
+  const runs = Math.max(5, runsArg > 0 ? Number(process.argv[runsArg + 1]) || 5 : 5)
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port))
+    child.once('error', reject)
+  })
+  const url = `http://127.0.0.1:${port}/resource`
+  const raw: Fetch = (input, init) => fetch(input, init)
+  const client = createClient()
+  const polite: Fetch = (input, init) => client.fetch(input, init)
+
+  try {
+    // Warm-up: connections, JIT, both paths.
+    await throughput(raw, url, 2_000, 64)
+    await throughput(polite, url, 2_000, 64)
+    await latencyP50Micros(raw, url, 300)
+    await latencyP50Micros(polite, url, 300)
+
+    const rows: { run: number; rawRps: number; politeRps: number; rawP50: number; politeP50: number }[] = []
+    for (let run = 1; run <= runs; run++) {
+      const rawRps = await throughput(raw, url, 5_000, 64)
+      const politeRps = await throughput(polite, url, 5_000, 64)
+      const rawP50 = await latencyP50Micros(raw, url, 1_000)
+      const politeP50 = await latencyP50Micros(polite, url, 1_000)
+      rows.push({ run, rawRps, politeRps, rawP50, politeP50 })
+    }
+    const throughputRatio = median(rows.map((r) => r.politeRps)) / median(rows.map((r) => r.rawRps))
+    const addedP50Micros = median(rows.map((r) => r.politeP50 - r.rawP50))
+    const bytes = await bytesPerIdleScope(url, 5_000)
+
+    console.log('run  raw req/s  polite req/s  ratio   raw p50 µs  polite p50 µs  added µs')
+    for (const r of rows) {
+      console.log(
+        `${String(r.run).padStart(3)}  ${r.rawRps.toFixed(0).padStart(9)}  ${r.politeRps.toFixed(0).padStart(12)}  ` +
+          `${(r.politeRps / r.rawRps).toFixed(3).padStart(5)}  ${r.rawP50.toFixed(1).padStart(10)}  ` +
+          `${r.politeP50.toFixed(1).padStart(13)}  ${(r.politeP50 - r.rawP50).toFixed(1).padStart(8)}`,
+      )
+    }
+    const result = {
+      throughputRatio: Number(throughputRatio.toFixed(4)),
+      addedP50Micros: Number(addedP50Micros.toFixed(1)),
+      bytesPerIdleScope: Math.round(bytes),
+    }
+    console.log('')
+    console.log(`throughput ratio (median, 64 concurrent): ${result.throughputRatio}   target >= 0.95`)
+    console.log(`added p50 latency (concurrency 1):       ${result.addedP50Micros} µs   target <= 50 µs`)
+    console.log(`heap per idle scope:                      ${result.bytesPerIdleScope} B   target <= 2048 B`)
+    const out = join(here, 'results', 'overhead.json')
+    mkdirSync(dirname(out), { recursive: true })
+    writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`)
+    console.log(`wrote ${out}`)
+  } finally {
+    await client.close()
+    child.kill()
+  }
+}
+
+if (process.argv.includes('--serve')) serve()
+else
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error)
+      process.exit(1)
+    },
+  )

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest'
+import { parseServerArgs } from '../../src/cli/telemetry-server.js'
+
+describe('parseServerArgs', () => {
+  it('reads port, redis, quotas and tokens', () => {
+    expect(parseServerArgs(['--port', '9000', '--redis', 'redis://127.0.0.1:6390', '--quota', 'https://api.example.com=80', '--token', 'acme=t1:https://api.example.com'])).toEqual({
+      port: 9000,
+      host: '127.0.0.1',
+      redis: 'redis://127.0.0.1:6390',
+      quotas: { 'https://api.example.com': { perMinute: 80 } },
+      tokens: { t1: { tenant: 'acme', scopes: ['https://api.example.com'] } },
+    })
+    expect(parseServerArgs([])).toMatchObject({ port: 8787, quotas: {}, tokens: {} })
+  })
+  it.each([[['--port', 'x']], [['--quota', 'a=0']], [['--quota', 'nope']], [['--token', 'x']], [['--bogus']]])('rejects %j', (argv) => {
+    expect(typeof parseServerArgs(argv)).toBe('string')
+  })
+})

@@ -1,0 +1,299 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type Client, createClient } from '../../src/client/create-client.js'
+import { PACED_HEADER, PACED_HEADER_VALUE } from '../../src/client/fetch-job.js'
+import type { GiveUpEvent, LimiterEventName, LimiterEvents } from '../../src/client/limiter-events.js'
+import type { ClientOptions } from '../../src/client/options.js'
+import { type LocalServer, startLocalServer } from '../helpers/local-server.js'
+import { flushPromises, ManualClock } from '../helpers/manual-clock.js'
+import { recordingStrategy } from '../helpers/recording-strategy.js'
+import { track } from '../helpers/scripted-job.js'
+
+let server: LocalServer
+let clock: ManualClock
+let client: Client
+
+beforeEach(async () => {
+  server = await startLocalServer()
+  clock = new ManualClock()
+})
+
+afterEach(async () => {
+  await client?.close()
+  await server.close()
+})
+
+function makeClient(options: ClientOptions = {}): Client {
+  client = createClient({ clock, random: () => 0, strategy: recordingStrategy({ intervalMs: 10 }), ...options })
+  return client
+}
+
+function next<E extends LimiterEventName>(event: E): Promise<LimiterEvents[E]> {
+  return new Promise((resolve) => {
+    const off = client.on(event, (payload) => {
+      off()
+      resolve(payload)
+    })
+  })
+}
+
+describe('createClient: fetch compatibility', () => {
+  it('has the signature of the global fetch', () => {
+    const polite: typeof fetch = makeClient().fetch
+    const plain: Client['fetch'] = fetch
+    expect(typeof polite).toBe('function')
+    expect(typeof plain).toBe('function')
+  })
+
+  it('sends at once and returns the response, non-2xx included, with no waits before congestion', async () => {
+    makeClient()
+    server.reply({ status: 404, body: 'nope' })
+    const t0 = clock.now()
+    const responses = await Promise.all([
+      client.fetch(`${server.origin}/missing`),
+      client.fetch(new URL(`${server.origin}/a`)),
+      client.fetch(new Request(`${server.origin}/b`)),
+    ])
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 404])
+    expect(await responses.find((r) => r.status === 404)?.text()).toBe('nope')
+    expect(clock.now()).toBe(t0)
+    expect(client.stats()[0]).toMatchObject({ scope: server.origin, attempts: 3, successes: 3 })
+  })
+
+  it('with the default strategy (atb), concurrent first requests all go out at once', async () => {
+    client = createClient({ clock, random: () => 0 })
+    const t0 = clock.now()
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => client.fetch(`${server.origin}/r${i}`)))
+    expect(responses.every((r) => r.status === 200)).toBe(true)
+    expect(clock.now()).toBe(t0)
+    expect(client.stats()[0]).toMatchObject({ attempts: 20, queued: 0 })
+  })
+
+  it('passes non-HTTP URLs straight to fetch', async () => {
+    makeClient()
+    const response = await client.fetch('data:text/plain,hello')
+    expect(await response.text()).toBe('hello')
+    expect(client.stats()).toEqual([])
+  })
+})
+
+describe('createClient: Retry-After', () => {
+  it('honours delay-seconds to the millisecond', async () => {
+    makeClient()
+    server.reply({ status: 429, headers: { 'retry-after': '3' } })
+    const t0 = clock.now()
+    const call = track(client.fetch(`${server.origin}/x`))
+    await next('retry')
+    await clock.advance(2_999)
+    expect(server.requests).toHaveLength(1)
+    await clock.advance(1)
+    const response = await call.promise
+    expect(response.status).toBe(200)
+    expect(server.requests).toHaveLength(2)
+    expect(clock.now()).toBe(t0 + 3_000)
+  })
+
+  it('honours an HTTP-date against the response Date, to the millisecond', async () => {
+    makeClient()
+    // The server's clock runs 3 h ahead of ours: only the Date difference counts.
+    const serverNow = Math.floor((clock.now() + 3 * 3_600_000) / 1_000) * 1_000
+    server.reply({
+      status: 503,
+      headers: {
+        date: new Date(serverNow).toUTCString(),
+        'retry-after': new Date(serverNow + 7_000).toUTCString(),
+      },
+    })
+    const t0 = clock.now()
+    const call = track(client.fetch(`${server.origin}/x`))
+    const retry = await next('retry')
+    expect(retry).toMatchObject({ reason: 'overloaded', status: 503, retryAt: t0 + 7_000, delayMs: 7_000 })
+    await clock.advance(6_999)
+    expect(server.requests).toHaveLength(1)
+    await clock.advance(1)
+    expect((await call.promise).status).toBe(200)
+  })
+
+  it('fails fast past maxRetryAfterMs', async () => {
+    makeClient({ maxRetryAfterMs: 5_000 })
+    server.reply({ status: 429, headers: { 'retry-after': '3600' } })
+    await expect(client.fetch(`${server.origin}/x`)).rejects.toMatchObject({
+      name: 'RetryAfterTooLongError',
+      retryAt: clock.now() + 3_600_000,
+      request: `GET ${server.origin}/x`,
+    })
+  })
+})
+
+describe('createClient: bodies', () => {
+  it('replays a string (JSON) body on the retry: the server sees it twice', async () => {
+    makeClient()
+    server.reply({ status: 429, headers: { 'retry-after': '1' } })
+    const body = JSON.stringify({ order: 42, items: ['a', 'b'] })
+    const call = track(
+      client.fetch(`${server.origin}/orders`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }),
+    )
+    await next('retry')
+    await clock.advance(1_000)
+    expect((await call.promise).status).toBe(200)
+    expect(server.requests.map((r) => r.body)).toEqual([body, body])
+    expect(server.requests.map((r) => r.method)).toEqual(['POST', 'POST'])
+  })
+
+  it('buffers a Request body once and replays it', async () => {
+    makeClient()
+    server.reply({ status: 429, headers: { 'retry-after': '1' } })
+    const request = new Request(`${server.origin}/upload`, { method: 'PUT', body: 'payload-bytes' })
+    const call = track(client.fetch(request))
+    await next('retry')
+    await clock.advance(1_000)
+    expect((await call.promise).status).toBe(200)
+    expect(server.requests.map((r) => `${r.method} ${r.body}`)).toEqual(['PUT payload-bytes', 'PUT payload-bytes'])
+  })
+
+  it('calls a body factory once per attempt', async () => {
+    makeClient()
+    server.reply({ status: 429, headers: { 'retry-after': '1' } })
+    let made = 0
+    const call = track(
+      client.fetch(`${server.origin}/stream`, {
+        method: 'POST',
+        politeFetch: { body: () => `fresh-${++made}` },
+      }),
+    )
+    await next('retry')
+    await clock.advance(1_000)
+    expect((await call.promise).status).toBe(200)
+    expect(server.requests.map((r) => r.body)).toEqual(['fresh-1', 'fresh-2'])
+  })
+
+  it('returns the 429 with a give-up event when a streamed body cannot be replayed', async () => {
+    makeClient()
+    server.reply({ status: 429, headers: { 'retry-after': '1' }, body: 'slow down' })
+    const giveUp = next('give-up')
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('streamed'))
+        controller.close()
+      },
+    })
+    const response = await client.fetch(`${server.origin}/once`, {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+    } as RequestInit)
+    expect(response.status).toBe(429)
+    expect(await response.text()).toBe('slow down')
+    expect(await giveUp).toMatchObject<Partial<GiveUpEvent>>({ reason: 'body-not-replayable', status: 429 })
+    expect(server.requests.map((r) => r.body)).toEqual(['streamed'])
+  })
+
+  it('does not buffer a Request body over maxBodyBytes, but still sends it whole', async () => {
+    makeClient({ maxBodyBytes: 4 })
+    server.reply({ status: 429, headers: { 'retry-after': '1' } })
+    const giveUp = next('give-up')
+    const response = await client.fetch(new Request(`${server.origin}/big`, { method: 'POST', body: 'more than four' }))
+    expect(response.status).toBe(429)
+    expect((await giveUp).reason).toBe('body-not-replayable')
+    expect(server.requests.map((r) => r.body)).toEqual(['more than four'])
+  })
+})
+
+describe('createClient: safety', () => {
+  it('does not retry a POST after a network error', async () => {
+    makeClient()
+    server.reply('destroy')
+    await expect(client.fetch(`${server.origin}/pay`, { method: 'POST', body: 'x' })).rejects.toThrow(TypeError)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('retries a POST with an Idempotency-Key after a network error', async () => {
+    makeClient()
+    server.reply('destroy')
+    const call = track(
+      client.fetch(`${server.origin}/pay`, { method: 'POST', body: 'x', headers: { 'Idempotency-Key': 'k-1' } }),
+    )
+    const retry = await next('retry')
+    expect(retry.reason).toBe('error')
+    await clock.advance(retry.delayMs)
+    expect((await call.promise).status).toBe(200)
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['k-1', 'k-1'])
+  })
+
+  it('treats responses our service worker already paced as final', async () => {
+    makeClient()
+    server.reply({ status: 429, headers: { 'retry-after': '1', [PACED_HEADER]: PACED_HEADER_VALUE } })
+    const response = await client.fetch(`${server.origin}/x`)
+    expect(response.status).toBe(429)
+    expect(server.requests).toHaveLength(1)
+    expect(client.stats()[0]).toMatchObject({ throttled: 0, retries: 0 })
+  })
+
+  it('abort during an attempt rejects with the reason, as fetch does', async () => {
+    makeClient()
+    server.reply('hang')
+    const controller = new AbortController()
+    const call = track(client.fetch(`${server.origin}/slow`, { signal: controller.signal }))
+    await server.waitForRequests(1)
+    controller.abort(new Error('user left'))
+    await expect(call.promise).rejects.toThrow('user left')
+  })
+
+  it('abort during a retry wait rejects at once without another attempt', async () => {
+    makeClient()
+    server.reply({ status: 429, headers: { 'retry-after': '30' } })
+    const controller = new AbortController()
+    const call = track(client.fetch(new Request(`${server.origin}/x`, { signal: controller.signal })))
+    await next('retry')
+    controller.abort('stop')
+    await expect(call.promise).rejects.toBe('stop')
+    await clock.advance(60_000)
+    expect(server.requests).toHaveLength(1)
+  })
+})
+
+describe('createClient: scopes', () => {
+  it('a 429 on one origin does not delay another', async () => {
+    makeClient()
+    const other = await startLocalServer()
+    try {
+      server.reply({ status: 429, headers: { 'retry-after': '30' } })
+      const first = track(client.fetch(`${server.origin}/a`))
+      await next('retry')
+      const second = track(client.fetch(`${server.origin}/b`))
+      const elsewhere = await client.fetch(`${other.origin}/c`)
+      expect(elsewhere.status).toBe(200)
+      await flushPromises()
+      expect(second.settled).toBe(false)
+      expect(first.settled).toBe(false)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('learns a route policy and moves the route to its own lane', async () => {
+    makeClient()
+    server.reply({
+      status: 200,
+      headers: { 'x-ratelimit-remaining': '5', 'x-ratelimit-limit': '10', 'x-ratelimit-bucket': 'products' },
+    })
+    await (await client.fetch(`${server.origin}/products/1`, { method: 'POST' })).text()
+    await (await client.fetch(`${server.origin}/products/2`, { method: 'POST' })).text()
+    await (await client.fetch(`${server.origin}/items`)).text()
+    const scopes = client.stats().map((s) => `${s.scope} ${s.attempts}`)
+    expect(scopes.sort()).toEqual([`${server.origin} 2`, `${server.origin}#products 1`])
+  })
+
+  it('uses the scope and cost options', async () => {
+    const costs: string[] = []
+    makeClient({
+      scope: (request) => `tenant:${request.headers.get('x-tenant') ?? 'none'}`,
+      cost: (request) => {
+        costs.push(request.method)
+        return 2
+      },
+    })
+    await client.fetch(`${server.origin}/a`, { headers: { 'x-tenant': 't1' } })
+    expect(client.stats().map((s) => s.scope)).toEqual(['tenant:t1'])
+    expect(costs).toEqual(['GET'])
+  })
+})

@@ -1,0 +1,254 @@
+import { describe, expect, it } from 'vitest'
+import { atb, paperAtb } from '../../../src/core/pacers/atb.js'
+import type { Pacer, Signal } from '../../../src/core/types.js'
+
+const ok: Signal = { kind: 'ok', status: 200 }
+const throttled: Signal = { kind: 'throttled', status: 429 }
+const T0 = 1_700_000_000_000
+const make = (options = {}): Pacer => atb(options).create({ now: T0, random: () => 0.5 })
+
+/** `count` attempts, one every `everyMs`, each answered at once with `signal`; returns the time after the last. */
+function traffic(pacer: Pacer, from: number, count: number, everyMs: number, signal: Signal = ok): number {
+  let now = from
+  for (let i = 0; i < count; i++) {
+    pacer.onSend(now, 1)
+    pacer.onResult(now, signal)
+    now += everyMs
+  }
+  return now
+}
+
+/** A lane that got 10/s through for 10 s, then met its first 429. */
+function congestedLane(options = {}): { pacer: Pacer; now: number } {
+  const pacer = make(options)
+  const now = traffic(pacer, T0, 100, 100)
+  pacer.onSend(now, 1)
+  pacer.onResult(now, throttled)
+  return { pacer, now }
+}
+
+describe('atb (polite-fetch default)', () => {
+  it('costs nothing until something is wrong', () => {
+    const pacer = make()
+    for (let i = 0; i < 500; i++) {
+      expect(pacer.delayMs(T0 + i, 1)).toBe(0)
+      pacer.onSend(T0 + i, 1)
+    }
+    for (let i = 0; i < 500; i++) pacer.onResult(T0 + 500 + i, ok)
+    expect(pacer.delayMs(T0 + 1000, 1)).toBe(0)
+    expect(pacer.ratePerSecond).toBe(Infinity)
+    expect(pacer.tokens(T0 + 1000)).toBe(Infinity)
+  })
+
+  it('gates the whole lane until Retry-After, to the millisecond', () => {
+    const { pacer, now } = congestedLane()
+    pacer.onResult(now + 10, { ...throttled, retryAt: now + 5000.4 })
+    expect(pacer.delayMs(now + 10, 1)).toBe(4991)
+    expect(pacer.delayMs(now + 5000, 1)).toBe(1)
+    // Every concurrent caller asks the same pure question and gets the same gate.
+    expect(pacer.delayMs(now + 5000, 5)).toBe(1)
+    expect(pacer.delayMs(now + 5001, 1)).toBe(0)
+    expect(pacer.retryDelayMs!(now + 10, 1, { ...throttled, retryAt: now + 5000 })).toBe(4990)
+  })
+
+  it('honours Retry-After even before any congestion was inferred (e.g. on a 200)', () => {
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, retryAt: T0 + 2000 })
+    expect(pacer.delayMs(T0, 1)).toBe(2000)
+    expect(pacer.delayMs(T0 + 2000, 1)).toBe(0)
+    const deaf = make({ honourRetryAfter: false })
+    deaf.onResult(T0, { ...ok, retryAt: T0 + 2000 })
+    expect(deaf.delayMs(T0, 1)).toBe(0)
+  })
+
+  it('ignores a Retry-After that is absurdly far away or not a number', () => {
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, retryAt: T0 + 10 * 86_400_000 })
+    pacer.onResult(T0, { ...ok, retryAt: Number.NaN })
+    expect(pacer.delayMs(T0, 1)).toBe(0)
+  })
+
+  it('spreads what remains when the current pace would exhaust it before the reset', () => {
+    const pacer = make()
+    const now = traffic(pacer, T0, 20, 500) // 2/s over the last 10 s
+    pacer.onResult(now, { ...ok, remaining: 10, resetAt: now + 60_000 })
+    // 2/s · 60 s = 120 > 10: one unit every 60 s / 10 = 6 s after the last send.
+    const lastSend = now - 500
+    expect(pacer.delayMs(now, 1)).toBe(lastSend + 6000 - now)
+    pacer.onSend(lastSend + 6000, 1) // now 9 left, 54.5 s: 6.06 s apart
+    expect(pacer.delayMs(lastSend + 6000, 1)).toBe(Math.ceil(((now + 60_000 - (lastSend + 6000)) / 9)))
+  })
+
+  it('does not slow a clean API that has plenty remaining', () => {
+    const pacer = make()
+    const now = traffic(pacer, T0, 20, 500)
+    pacer.onResult(now, { ...ok, remaining: 1000, resetAt: now + 60_000 })
+    expect(pacer.delayMs(now, 1)).toBe(0)
+  })
+
+  it('gates until the reset when the quota is used up', () => {
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: 1, resetAt: T0 + 30_000 })
+    expect(pacer.delayMs(T0, 1)).toBe(0)
+    pacer.onSend(T0, 1)
+    expect(pacer.delayMs(T0, 1)).toBe(30_000)
+    pacer.onResult(T0 + 100, { ...ok, remaining: 0, resetAt: T0 + 30_000 })
+    expect(pacer.delayMs(T0 + 100, 1)).toBe(29_900)
+    expect(pacer.delayMs(T0 + 30_000, 1)).toBe(0)
+  })
+
+  it('on the first 429, paces at what got through, at most 0.35 × the attempt rate', () => {
+    const { pacer, now } = congestedLane()
+    // Last 10 s: 99 admitted + 1 rejected attempts → 10/s attempted.
+    expect(pacer.ratePerSecond).toBeCloseTo(0.35 * 10, 9)
+    expect(pacer.delayMs(now, 1)).toBe(Math.ceil(1000 / pacer.ratePerSecond))
+  })
+
+  it('on a later 429, cuts to the admitted rate, never by more than asked (no blind halving)', () => {
+    const { pacer, now } = congestedLane({ growthPerSecond: 0 })
+    const rate = pacer.ratePerSecond // 3.5/s
+    // 60 s at the lane's pace, all admitted: the admitted rate is the pacing rate.
+    let t = now
+    while (t < now + 60_000) {
+      t += pacer.delayMs(t, 1)
+      pacer.onSend(t, 1)
+      pacer.onResult(t, ok)
+    }
+    pacer.onSend(t, 1)
+    pacer.onResult(t, throttled)
+    expect(pacer.ratePerSecond).toBeCloseTo(rate * 0.8, 9) // min(0.8 × rate, admitted ≈ rate)
+  })
+
+  it('settles near what a status-only server admits, with few 429s', () => {
+    // The server admits 1/s (token bucket, capacity 2); the lane always has work.
+    const pacer = make()
+    let serverTokens = 2
+    let serverAt = T0
+    const admit = (t: number): boolean => {
+      serverTokens = Math.min(2, serverTokens + (t - serverAt) / 1000)
+      serverAt = t
+      if (serverTokens < 1) return false
+      serverTokens -= 1
+      return true
+    }
+    let t = T0
+    let rejected = 0
+    let attempts = 0
+    while (t < T0 + 600_000) {
+      t += pacer.delayMs(t, 1)
+      pacer.onSend(t, 1)
+      const admitted = admit(t)
+      if (t > T0 + 300_000) {
+        attempts++
+        if (!admitted) rejected++
+      }
+      pacer.onResult(t + 20, admitted ? ok : throttled)
+      t += 20
+    }
+    expect(rejected / attempts).toBeLessThan(0.1)
+    expect(attempts / 300).toBeGreaterThan(0.75) // ≥ 75% of what the server offers
+    expect(pacer.ratePerSecond).toBeGreaterThan(0.5)
+    expect(pacer.ratePerSecond).toBeLessThan(2)
+  })
+
+  it('cuts once for a flight of concurrent attempts that all come back 429', () => {
+    const { pacer, now } = congestedLane({ growthPerSecond: 0 })
+    const rate = pacer.ratePerSecond
+    const t = now + 10_000
+    for (let i = 0; i < 5; i++) pacer.onSend(t, 1) // the lane allowed a flight (e.g. after a calm spell)
+    pacer.onResult(t + 50, throttled)
+    const afterFirst = pacer.ratePerSecond
+    expect(afterFirst).toBeLessThan(rate)
+    for (let i = 0; i < 4; i++) pacer.onResult(t + 60 + i, throttled)
+    expect(pacer.ratePerSecond).toBe(afterFirst)
+  })
+
+  it('grows with time while the lane uses its rate, not per success', () => {
+    const { pacer, now } = congestedLane()
+    const rate = pacer.ratePerSecond
+    for (let i = 0; i < 50; i++) pacer.onResult(now + i, ok)
+    expect(pacer.ratePerSecond).toBe(rate)
+    // Send each time the lane allows, for ~30 s.
+    let t = now
+    while (t < now + 30_000) {
+      t += pacer.delayMs(t, 1)
+      pacer.onSend(t, 1)
+      pacer.onResult(t, ok)
+    }
+    const grown = pacer.ratePerSecond
+    expect(grown).toBeGreaterThan(rate * Math.exp(0.02 * 25))
+    expect(grown).toBeLessThan(rate * Math.exp(0.02 * 35))
+  })
+
+  it('does not burst after a quiet spell (unlike the paper\'s ATB)', () => {
+    const { pacer, now } = congestedLane()
+    const rate = pacer.ratePerSecond
+    const later = now + 5 * 60_000 // quiet for 5 min, still within calmAfterMs
+    expect(pacer.delayMs(later, 1)).toBe(0)
+    pacer.onSend(later, 1)
+    expect(pacer.delayMs(later, 1)).toBeGreaterThan(0)
+    expect(pacer.ratePerSecond).toBeLessThanOrEqual(rate)
+
+    const paper = paperAtb().create({ now: T0, random: () => 0.5 })
+    for (let i = 0; i < 20; i++) paper.onResult(T0 + i, ok) // ×1.2 per success: 0.67 → ~25/s
+    let burst = 0
+    while (paper.delayMs(later, 1) === 0 && burst < 100) {
+      paper.onSend(later, 1)
+      burst++
+    }
+    expect(burst).toBe(40)
+  })
+
+  it('counts cost in units: a costly attempt is paid off before the next', () => {
+    const { pacer, now } = congestedLane({ growthPerSecond: 0 })
+    const rate = pacer.ratePerSecond
+    const t = now + 10_000 // bucket full (1 unit)
+    expect(pacer.delayMs(t, 3)).toBe(0)
+    pacer.onSend(t, 3)
+    // 1 − 3 = −2 units: the next unit is due in 3 units' time.
+    expect(pacer.delayMs(t, 1)).toBe(Math.ceil((3 / rate) * 1000))
+  })
+
+  it('stops pacing after calmAfterMs without congestion', () => {
+    const { pacer, now } = congestedLane()
+    pacer.onSend(now + 1, 1)
+    expect(pacer.delayMs(now + 2, 1)).toBeGreaterThan(0)
+    expect(pacer.delayMs(now + 600_000, 1)).toBe(0)
+    pacer.onSend(now + 600_000, 1)
+    expect(pacer.ratePerSecond).toBe(Infinity)
+  })
+
+  it('round-trips its state through JSON', () => {
+    const { pacer, now } = congestedLane()
+    pacer.onResult(now + 5, { ...ok, remaining: 3, resetAt: now + 60_000 })
+    const state = JSON.parse(JSON.stringify(pacer.toJSON(now + 10)))
+    const resumed = atb().create({ now: now + 20, random: () => 0.5, state })
+    expect(resumed.ratePerSecond).toBeCloseTo(pacer.ratePerSecond, 12)
+    expect(resumed.delayMs(now + 20, 1)).toBe(pacer.delayMs(now + 20, 1))
+    const gated = make()
+    gated.onResult(T0, { ...throttled, retryAt: T0 + 9000 })
+    const gatedState = JSON.parse(JSON.stringify(gated.toJSON(T0)))
+    expect(atb().create({ now: T0 + 1000, random: () => 0.5, state: gatedState }).delayMs(T0 + 1000, 1)).toBe(8000)
+  })
+
+  it('starts fresh from state saved in the future or holding absurd values', () => {
+    const { pacer, now } = congestedLane()
+    const state = JSON.parse(JSON.stringify(pacer.toJSON(now)))
+    const fresh = (s: object) => atb().create({ now, random: () => 0.5, state: s as never })
+    for (const bad of [
+      { ...state, savedAt: now + 3_600_000 },
+      { ...state, lastCongestionAt: now + 3_600_000 },
+      { ...state, tokens: -1e9 },
+      { ...state, rate: 0 },
+      { ...state, rate: 'fast' },
+      { ...state, retryAt: now + 365 * 86_400_000 },
+      { ...state, log: [[now + 1e9, 1]] },
+      { ...state, version: 99 },
+      { ...state, kind: 'exponential' },
+    ]) {
+      const p = fresh(bad)
+      expect(p.delayMs(now, 1)).toBe(0)
+      expect(p.ratePerSecond).toBe(Infinity)
+    }
+  })
+})

@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { fetch as undiciFetch, getGlobalDispatcher, request } from 'undici'
+import { afterEach, describe, expect, it } from 'vitest'
+import { none } from '../../src/core/pacers/index.js'
+import { install, type Installed } from '../../src/node/index.js'
+import { startScriptedServer, type ScriptedServer } from './scripted-server.js'
+
+let installed: Installed | undefined
+let server: ScriptedServer | undefined
+afterEach(async () => {
+  installed?.uninstall()
+  await installed?.limiter.close()
+  installed = undefined
+  await server?.close()
+  server = undefined
+})
+
+const throttleFirst = (n: number) => (count: number) =>
+  count <= n ? { status: 429, body: 'slow down' } : { status: 200, body: `ok ${count}` }
+
+describe('install()', () => {
+  it('paces Node’s own global fetch (the bundled undici reads the same global dispatcher)', async () => {
+    // The global fetch is Node's bundled undici, not this package's copy.
+    expect(globalThis.fetch).not.toBe(undiciFetch)
+    server = await startScriptedServer(throttleFirst(1))
+    installed = install({ strategy: none() })
+    const throttled: number[] = []
+    installed.limiter.on('throttled', (event) => throttled.push(event.status))
+    const res = await fetch(`${server.url}/global`)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe('ok 2')
+    expect(server.received.map((r) => r.path)).toEqual(['/global', '/global'])
+    expect(throttled).toEqual([429])
+    expect(installed.limiter.stats()).toMatchObject([{ scope: server.url, attempts: 2, throttled: 1 }])
+  })
+
+  it('paces undici.request and undici.fetch without a dispatcher option', async () => {
+    server = await startScriptedServer(throttleFirst(2))
+    installed = install({ strategy: none() })
+    const res = await request(`${server.url}/a`)
+    expect(await res.body.text()).toBe('ok 3')
+    const res2 = await undiciFetch(`${server.url}/b`)
+    expect(await res2.text()).toBe('ok 4')
+    expect(installed.limiter.stats()[0]).toMatchObject({ attempts: 4, throttled: 2 })
+  })
+
+  it('uninstall() puts the previous dispatcher back; the global fetch is no longer paced', async () => {
+    const before = getGlobalDispatcher()
+    server = await startScriptedServer(throttleFirst(1))
+    installed = install({ strategy: none() })
+    expect(getGlobalDispatcher()).toBe(installed.dispatcher)
+    installed.uninstall()
+    installed.uninstall()
+    expect(getGlobalDispatcher()).toBe(before)
+    const res = await fetch(`${server.url}/`)
+    expect(res.status).toBe(429)
+    await res.arrayBuffer()
+    expect(installed.limiter.stats()).toEqual([])
+  })
+
+  it('works when the global fetch ran before polite-fetch/node was loaded (bundled undici 6 dispatcher)', async () => {
+    server = await startScriptedServer(throttleFirst(2))
+    const dir = await mkdtemp(join(tmpdir(), 'polite-install-'))
+    const entry = resolve(import.meta.dirname, '../../src/node/index.ts')
+    const pacers = resolve(import.meta.dirname, '../../src/core/pacers/index.ts')
+    const script = join(dir, 'script.mts')
+    await writeFile(
+      script,
+      `const url = ${JSON.stringify(server.url)}
+       await (await fetch(url + '/before')).arrayBuffer() // creates Node's bundled global dispatcher (undici 6)
+       const { install } = await import(${JSON.stringify(entry)})
+       const { none } = await import(${JSON.stringify(pacers)})
+       const paced = install({ strategy: none() })
+       const res = await fetch(url + '/after')
+       const text = await res.text()
+       console.log(JSON.stringify({ status: res.status, text, stats: paced.limiter.stats()[0] }))
+       paced.uninstall()
+       await paced.limiter.close()`,
+    )
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], {
+        cwd: resolve(import.meta.dirname, '../..'),
+        timeout: 15_000,
+      })
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { status: number; text: string; stats: unknown }
+      // /before took a 429 unpaced; /after was 429'd, retried through the limiter, and answered 200.
+      expect(server.received.map((r) => r.path)).toEqual(['/before', '/after', '/after'])
+      expect(result).toMatchObject({ status: 200, text: 'ok 3', stats: { attempts: 2, throttled: 1 } })
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,313 @@
+import { Readable } from 'node:stream'
+import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { GiveUpEvent } from '../../src/client/limiter-events.js'
+import { atb, none } from '../../src/core/pacers/index.js'
+import type { Pacer, Signal, Strategy } from '../../src/core/types.js'
+import { politeInterceptor, type PoliteInterceptorOptions } from '../../src/node/index.js'
+import { startScriptedServer, type Reply, type ScriptedServer } from './scripted-server.js'
+
+const cleanups: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+// The mechanics (retry, replay, abort) are tested with the `none` strategy (retry at
+// once, no pacing) so they do not depend on ATB's tuning; pacing has its own tests.
+async function setup(script: (n: number) => Reply, options: PoliteInterceptorOptions = {}) {
+  const server: ScriptedServer = await startScriptedServer(script)
+  const interceptor = politeInterceptor({ strategy: none(), ...options })
+  const agent = new Agent()
+  const dispatcher: Dispatcher = agent.compose(interceptor)
+  const giveUps: GiveUpEvent[] = []
+  interceptor.limiter.on('give-up', (event) => giveUps.push(event))
+  cleanups.push(() => server.close(), () => agent.close(), () => interceptor.limiter.close())
+  return { server, dispatcher, limiter: interceptor.limiter, giveUps }
+}
+
+const throttleFirst = (count: number, reply: Reply = { status: 429, body: 'slow down' }) => (n: number): Reply =>
+  n <= count ? reply : { status: 200, headers: { 'x-answer': String(n) }, body: `ok ${n}` }
+
+/** A strategy whose pacing after congestion is known: one attempt per `spacingMs`. Records what it is fed. */
+function recordingStrategy(spacingMs: number): { strategy: Strategy; sends: number[]; results: Signal[] } {
+  const sends: number[] = []
+  const results: Signal[] = []
+  let congested = false
+  let nextAt = 0
+  const pacer: Pacer = {
+    delayMs: (now) => (congested ? Math.max(0, nextAt - now) : 0),
+    onSend(now) {
+      sends.push(now)
+      if (congested) nextAt = now + spacingMs
+    },
+    onResult(now, signal) {
+      results.push(signal)
+      if (signal.kind === 'throttled') {
+        congested = true
+        nextAt = Math.max(nextAt, now + spacingMs)
+      }
+    },
+    toJSON: (now) => ({ kind: 'recording', version: 1, savedAt: now }),
+    get ratePerSecond() {
+      return congested ? 1000 / spacingMs : Infinity
+    },
+    tokens: () => Infinity,
+  }
+  return { strategy: { name: 'recording', create: () => pacer }, sends, results }
+}
+
+describe('politeInterceptor with undici.request', () => {
+  it('passes a healthy response through untouched in one attempt', async () => {
+    const { server, dispatcher, limiter } = await setup(() => ({ status: 201, headers: { 'x-test': 'yes' }, body: 'created' }))
+    const res = await request(`${server.url}/things?q=1`, { dispatcher, method: 'PUT', body: 'x' })
+    expect(res.statusCode).toBe(201)
+    expect(res.headers['x-test']).toBe('yes')
+    expect(await res.body.text()).toBe('created')
+    expect(server.received.map((r) => `${r.method} ${r.path} ${r.body}`)).toEqual(['PUT /things?q=1 x'])
+    expect(limiter.stats()).toMatchObject([{ scope: server.url, attempts: 1, successes: 1, throttled: 0 }])
+  })
+
+  it('swallows a 429 and retries: the caller sees only the final response', async () => {
+    const { server, dispatcher, limiter } = await setup(throttleFirst(1))
+    expect(limiter.stats()).toEqual([])
+    const res = await request(`${server.url}/items/1`, { dispatcher })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['x-answer']).toBe('2')
+    expect(await res.body.text()).toBe('ok 2')
+    expect(server.received).toHaveLength(2)
+    expect(limiter.stats()).toMatchObject([{ attempts: 2, throttled: 1, retries: 1, successes: 1 }])
+  })
+
+  it('with ATB (status-only), a 429 turns an unpaced lane into a paced one', async () => {
+    // Short measuring spans so the learned rate is fast enough for a test.
+    const strategy = atb({ minSpanMs: 100, windowMs: 1_000 })
+    const { server, dispatcher, limiter } = await setup((n) => (n === 6 ? { status: 429 } : { status: 200 }), { strategy })
+    const rates: number[] = []
+    limiter.on('rate', (event) => rates.push(event.ratePerSecond))
+    for (let i = 0; i < 5; i++) await (await request(`${server.url}/`, { dispatcher })).body.dump()
+    expect(limiter.stats()[0]!.ratePerSecond).toBe(Infinity)
+    const res = await request(`${server.url}/`, { dispatcher })
+    await res.body.dump()
+    expect(res.statusCode).toBe(200)
+    expect(server.received).toHaveLength(7)
+    expect(rates.length).toBeGreaterThan(0)
+    expect(limiter.stats()[0]!.ratePerSecond).toBeLessThan(Infinity)
+  })
+
+  it('retries a 503 (overloaded) as well', async () => {
+    const { server, dispatcher, limiter } = await setup(throttleFirst(2, { status: 503, body: 'busy' }))
+    const res = await request(`${server.url}/`, { dispatcher })
+    expect(res.statusCode).toBe(200)
+    expect(await res.body.text()).toBe('ok 3')
+    expect(limiter.stats()[0]).toMatchObject({ overloaded: 2, successes: 1 })
+  })
+
+  it('holds later attempts of the lane to its pacer after a 429', async () => {
+    const spacingMs = 40
+    const pacing = recordingStrategy(spacingMs)
+    const { server, dispatcher } = await setup(throttleFirst(1), { strategy: pacing.strategy })
+    const first = await request(`${server.url}/a`, { dispatcher })
+    await first.body.dump()
+    const rest = await Promise.all([1, 2].map((i) => request(`${server.url}/b${i}`, { dispatcher })))
+    await Promise.all(rest.map((r) => r.body.dump()))
+    // The 429 reached the pacer as a throttled signal read from undici's headers.
+    expect(pacing.results.map((s) => `${s.kind} ${s.status}`)).toEqual(['throttled 429', 'ok 200', 'ok 200', 'ok 200'])
+    expect(pacing.sends).toHaveLength(4)
+    for (let i = 1; i < pacing.sends.length; i++) {
+      expect(pacing.sends[i]! - pacing.sends[i - 1]!).toBeGreaterThanOrEqual(spacingMs)
+    }
+    expect(server.received.map((r) => r.path)).toEqual(['/a', '/a', '/b1', '/b2'])
+  })
+
+  it('never retries before the server’s retry-after-ms', async () => {
+    const retryAfterMs = 120
+    const { server, dispatcher } = await setup(
+      throttleFirst(1, { status: 429, headers: { 'retry-after-ms': String(retryAfterMs) }, body: 'wait' }),
+    )
+    const res = await request(`${server.url}/`, { dispatcher })
+    await res.body.dump()
+    expect(res.statusCode).toBe(200)
+    const [throttled, retried] = server.received
+    // Date.now() has 1 ms steps; the client cannot have sent earlier than this.
+    expect(retried!.atMs - throttled!.sentAtMs!).toBeGreaterThanOrEqual(retryAfterMs - 1)
+  })
+
+  it('fails fast with a DeadlineError when Retry-After lies past the deadline', async () => {
+    const { server, dispatcher, giveUps } = await setup(() => ({ status: 429, headers: { 'retry-after': '30' }, body: 'later' }), {
+      deadlineMs: 5_000,
+    })
+    await expect(request(`${server.url}/`, { dispatcher })).rejects.toMatchObject({ name: 'DeadlineError' })
+    expect(server.received).toHaveLength(1)
+    expect(giveUps.map((e) => e.reason)).toEqual(['deadline'])
+  })
+
+  it('does not replay a streaming body: the 429 is passed through with reason body-not-replayable', async () => {
+    const { server, dispatcher, giveUps } = await setup(throttleFirst(1, { status: 429, body: 'slow down' }))
+    const res = await request(`${server.url}/upload`, {
+      dispatcher,
+      method: 'POST',
+      body: Readable.from([Buffer.from('part-1;'), Buffer.from('part-2')]),
+    })
+    expect(res.statusCode).toBe(429)
+    expect(await res.body.text()).toBe('slow down')
+    expect(server.received.map((r) => r.body)).toEqual(['part-1;part-2'])
+    expect(giveUps).toMatchObject([{ reason: 'body-not-replayable', status: 429 }])
+  })
+
+  it('does not replay an async-iterable body either', async () => {
+    const { server, dispatcher } = await setup(throttleFirst(1))
+    async function* chunks() {
+      yield Buffer.from('once')
+    }
+    const res = await request(`${server.url}/`, { dispatcher, method: 'POST', body: chunks() })
+    expect(res.statusCode).toBe(429)
+    await res.body.dump()
+    expect(server.received).toHaveLength(1)
+  })
+
+  it.each([
+    ['a Buffer', Buffer.from('payload')],
+    ['a string', 'payload'],
+    ['a Uint8Array', new TextEncoder().encode('payload')],
+  ])('replays %s body on retry', async (_name, body) => {
+    const { server, dispatcher } = await setup(throttleFirst(2))
+    const res = await request(`${server.url}/orders`, { dispatcher, method: 'POST', body })
+    expect(res.statusCode).toBe(200)
+    await res.body.dump()
+    expect(server.received.map((r) => `${r.method} ${r.body}`)).toEqual(['POST payload', 'POST payload', 'POST payload'])
+  })
+
+  it('an abort during the lane wait settles the request at once and sends nothing more', async () => {
+    const { server, dispatcher, limiter, giveUps } = await setup(() => ({
+      status: 429,
+      headers: { 'retry-after': '20' },
+      body: 'later',
+    }))
+    const controller = new AbortController()
+    // Abort once the call waits in the lane (the retry event fires just before it re-queues).
+    limiter.on('retry', () => setImmediate(() => controller.abort(new Error('user gave up'))))
+    await expect(request(`${server.url}/`, { dispatcher, signal: controller.signal })).rejects.toThrow('user gave up')
+    expect(server.received).toHaveLength(1)
+    expect(giveUps.map((e) => e.reason)).toEqual(['aborted'])
+    expect(limiter.stats()[0]).toMatchObject({ queued: 0, inFlight: 0 })
+  })
+
+  it('an abort while the attempt is in flight aborts the socket request', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const { server, dispatcher, limiter } = await setup(() => ({ status: 200, body: 'late', holdUntil: held }))
+    cleanups.push(async () => release())
+    const controller = new AbortController()
+    const pending = request(`${server.url}/`, { dispatcher, signal: controller.signal })
+    for (let i = 0; i < 200 && server.received.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
+    expect(server.received).toHaveLength(1)
+    controller.abort(new Error('stop'))
+    await expect(pending).rejects.toThrow('stop')
+    expect(limiter.stats()[0]).toMatchObject({ inFlight: 0 })
+  })
+
+  it('an already-aborted signal sends nothing', async () => {
+    const { server, dispatcher } = await setup(() => ({ status: 200 }))
+    await expect(request(`${server.url}/`, { dispatcher, signal: AbortSignal.abort(new Error('before')) })).rejects.toThrow('before')
+    expect(server.received).toHaveLength(0)
+  })
+
+  it('a per-attempt timeout aborts a hung attempt and an idempotent request is sent again', async () => {
+    const never = new Promise<void>(() => undefined)
+    const { server, dispatcher, limiter } = await setup(
+      (n) => (n === 1 ? { status: 200, holdUntil: never } : { status: 200, body: 'second' }),
+      { timeoutMs: 50, errorBackoffBaseMs: 1 },
+    )
+    const res = await request(`${server.url}/`, { dispatcher })
+    expect(await res.body.text()).toBe('second')
+    expect(limiter.stats()[0]).toMatchObject({ errors: 1, successes: 1 })
+  })
+
+  it('a network failure is retried for GET but not for POST', async () => {
+    const dropFirst = (n: number): Reply => (n === 1 ? { status: 0, destroy: true } : { status: 200, body: 'fine' })
+    const get = await setup(dropFirst, { errorBackoffBaseMs: 1 })
+    const res = await request(`${get.server.url}/`, { dispatcher: get.dispatcher })
+    expect(await res.body.text()).toBe('fine')
+    expect(get.server.received).toHaveLength(2)
+
+    const post = await setup(dropFirst, { errorBackoffBaseMs: 1 })
+    await expect(request(`${post.server.url}/`, { dispatcher: post.dispatcher, method: 'POST', body: 'x' })).rejects.toThrow()
+    expect(post.server.received).toHaveLength(1)
+    expect(post.giveUps.map((e) => e.reason)).toEqual(['unsafe-to-retry'])
+  })
+
+  it('a POST with an Idempotency-Key is retried after a network failure', async () => {
+    const { server, dispatcher } = await setup((n) => (n === 1 ? { status: 0, destroy: true } : { status: 200 }), {
+      errorBackoffBaseMs: 1,
+    })
+    const res = await request(`${server.url}/`, {
+      dispatcher,
+      method: 'POST',
+      body: 'x',
+      headers: { 'Idempotency-Key': 'abc' },
+    })
+    await res.body.dump()
+    expect(res.statusCode).toBe(200)
+    expect(server.received).toHaveLength(2)
+  })
+
+  it('drains a large discarded body by dropping the connection, and still retries', async () => {
+    const big = 'x'.repeat(200_000)
+    const { server, dispatcher } = await setup(throttleFirst(1, { status: 429, body: big }), { discardMaxBytes: 1024 })
+    const res = await request(`${server.url}/`, { dispatcher })
+    expect(await res.body.text()).toBe('ok 2')
+  })
+
+  it('lets the caller read a large final body with back-pressure', async () => {
+    const big = 'y'.repeat(1_000_000)
+    const { server, dispatcher } = await setup((n) => (n === 1 ? { status: 429 } : { status: 200, body: big }))
+    const res = await request(`${server.url}/`, { dispatcher })
+    const chunks: Buffer[] = []
+    for await (const chunk of res.body) {
+      chunks.push(chunk as Buffer)
+      // A slow consumer: undici pauses the socket meanwhile.
+      await new Promise((r) => setImmediate(r))
+    }
+    expect(Buffer.concat(chunks).toString()).toBe(big)
+  })
+
+  it('gives each origin its own lane', async () => {
+    const a = await setup(throttleFirst(1))
+    const b = await startScriptedServer(() => ({ status: 200 }))
+    cleanups.push(() => b.close())
+    await (await request(`${a.server.url}/`, { dispatcher: a.dispatcher })).body.dump()
+    await (await request(`${b.url}/`, { dispatcher: a.dispatcher })).body.dump()
+    const stats = a.limiter.stats()
+    expect(stats.map((s) => [s.scope, s.throttled]).sort()).toEqual([[a.server.url, 1], [b.url, 0]].sort())
+  })
+})
+
+describe('politeInterceptor with undici.fetch', () => {
+  it('retries a 429 and resolves with the final Response', async () => {
+    const { server, dispatcher, limiter } = await setup(throttleFirst(2))
+    const res = await undiciFetch(`${server.url}/items`, { dispatcher })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-answer')).toBe('3')
+    expect(await res.text()).toBe('ok 3')
+    expect(limiter.stats()[0]).toMatchObject({ attempts: 3, throttled: 2 })
+  })
+
+  it('an abort during the lane wait rejects with the abort reason', async () => {
+    const { server, dispatcher, limiter } = await setup(() => ({ status: 429, headers: { 'retry-after': '20' } }))
+    const controller = new AbortController()
+    limiter.on('retry', () => setImmediate(() => controller.abort()))
+    await expect(undiciFetch(`${server.url}/`, { dispatcher, signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    })
+    expect(server.received).toHaveLength(1)
+  })
+
+  it('fetch streams request bodies, so a POST body is sent once and its 429 returned', async () => {
+    const { server, dispatcher, giveUps } = await setup(throttleFirst(1))
+    const res = await undiciFetch(`${server.url}/`, { dispatcher, method: 'POST', body: 'hello' })
+    expect(res.status).toBe(429)
+    await res.arrayBuffer()
+    expect(server.received.map((r) => r.body)).toEqual(['hello'])
+    expect(giveUps.map((e) => e.reason)).toEqual(['body-not-replayable'])
+  })
+})

@@ -1,0 +1,155 @@
+import 'fake-indexeddb/auto'
+import { afterEach, describe, expect, it } from 'vitest'
+import { PACED_HEADER } from '../../src/client/fetch-job.js'
+import { atb, none } from '../../src/core/pacers/index.js'
+import { idbStore } from '../../src/storage/idb-store.js'
+import { installPoliteFetch, type PoliteFetchWorker } from '../../sw/install-polite-fetch.js'
+import { PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../sw/messages.js'
+import { fakeWorkerGlobal } from './fake-worker-global.js'
+
+const API = 'https://api.example'
+const ok = () => new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json' } })
+const throttled = (headers: Record<string, string> = {}) => new Response('{"error":"slow down"}', { status: 429, headers })
+/** A Request the constructor refuses to build (mode navigate). */
+const navigation = (url: string) => ({ url, mode: 'navigate', cache: 'default', method: 'GET' }) as unknown as Request
+
+let installed: PoliteFetchWorker[] = []
+afterEach(async () => {
+  await Promise.all(installed.map((w) => w.close()))
+  installed = []
+})
+
+function install(fake: ReturnType<typeof fakeWorkerGlobal>, options: Partial<Parameters<typeof installPoliteFetch>[0]> = {}) {
+  const worker = installPoliteFetch({ match: API, store: false, strategy: none(), globalScope: fake.scope, ...options })
+  installed.push(worker)
+  return worker
+}
+
+let dbCounter = 0
+
+describe('installPoliteFetch', () => {
+  it('answers a matched request with the final response, marked paced, after retrying a 429', async () => {
+    const answers = [throttled({ 'retry-after': '0' }), ok()]
+    const fake = fakeWorkerGlobal(() => answers.shift() ?? ok())
+    install(fake)
+    const { response } = fake.fetch(new Request(`${API}/items`))
+    expect(response).toBeDefined()
+    const final = await response!
+    expect(final.status).toBe(200)
+    expect(final.headers.get(PACED_HEADER)).toBe('paced')
+    expect(await final.json()).toEqual({ ok: true })
+    expect(fake.calls.upstream).toHaveLength(2)
+  })
+
+  it('lets navigations, no-cors and unmatched requests pass untouched', () => {
+    const fake = fakeWorkerGlobal(ok)
+    install(fake)
+    expect(fake.fetch(navigation(`${API}/`)).response).toBeUndefined()
+    expect(fake.fetch(new Request(`${API}/img.png`, { mode: 'no-cors' })).response).toBeUndefined()
+    expect(fake.fetch(new Request('https://app.example/main.js')).response).toBeUndefined()
+    expect(fake.calls.upstream).toHaveLength(0)
+  })
+
+  it('gives up with a 503 problem and Retry-After when the server asks for too long a wait', async () => {
+    const fake = fakeWorkerGlobal(() => throttled({ 'retry-after': '3600' }))
+    install(fake)
+    const response = await fake.fetch(new Request(`${API}/items`)).response!
+    expect(response.status).toBe(503)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(3599)
+    expect(response.headers.get(PACED_HEADER)).toBe('paced')
+    const problem = (await response.json()) as Record<string, unknown>
+    expect(problem['reason']).toBe('retry-after-too-long')
+    expect(problem['status']).toBe(503)
+    expect(problem['instance']).toBe(`${API}/items`)
+  })
+
+  it('gives up with reason budget when the retry budget is spent', async () => {
+    const fake = fakeWorkerGlobal(() => throttled())
+    install(fake, { retryBudget: 0 })
+    const response = await fake.fetch(new Request(`${API}/items`)).response!
+    expect(response.status).toBe(503)
+    expect(((await response.json()) as { reason: string }).reason).toBe('budget')
+  })
+
+  it('hands the server’s own 429 back for a body it cannot replay', async () => {
+    const fake = fakeWorkerGlobal(() => throttled())
+    install(fake, { maxBodyBytes: 4 })
+    const request = new Request(`${API}/upload`, { method: 'POST', body: 'more than four bytes' })
+    const response = await fake.fetch(request).response!
+    expect(response.status).toBe(429)
+    expect(response.headers.get(PACED_HEADER)).toBe('paced')
+    expect(fake.calls.upstream).toHaveLength(1)
+  })
+
+  it('rejects like fetch on a network error it will not retry (the page sees a failed fetch)', async () => {
+    const fake = fakeWorkerGlobal(() => Promise.reject(new TypeError('network down')))
+    install(fake, { retryBudget: 0 })
+    await expect(fake.fetch(new Request(`${API}/x`, { method: 'POST', body: 'x' })).response!).rejects.toThrow()
+  })
+
+  it('claims open pages on install and activate, unless told not to', async () => {
+    const fake = fakeWorkerGlobal(ok)
+    install(fake)
+    await fake.extendable('install')
+    await fake.extendable('activate')
+    expect(fake.calls).toMatchObject({ skipWaiting: 1, claim: 1 })
+
+    const quiet = fakeWorkerGlobal(ok)
+    install(quiet, { claim: false })
+    await quiet.extendable('install')
+    await quiet.extendable('activate')
+    expect(quiet.calls).toMatchObject({ skipWaiting: 0, claim: 0 })
+  })
+
+  it('answers a stats message with the shared client’s stats and its instance', async () => {
+    const fake = fakeWorkerGlobal(ok)
+    const worker = install(fake)
+    await (await fake.fetch(new Request(`${API}/a`)).response!).text()
+    const replies: WorkerMessage[] = []
+    await fake.extendable('message', { data: { type: PAGE_MESSAGE.stats, id: 1 }, ports: [{ postMessage: (m: WorkerMessage) => replies.push(m) }] })
+    expect(replies).toHaveLength(1)
+    const reply = replies[0]!
+    expect(reply.type).toBe(WORKER_MESSAGE.statsReply)
+    if (reply.type !== WORKER_MESSAGE.statsReply) return
+    expect(reply.worker).toEqual(worker.info)
+    expect(reply.stats).toEqual([expect.objectContaining({ scope: API, attempts: 1, successes: 1 })])
+  })
+
+  it('removes its listeners on close', async () => {
+    const fake = fakeWorkerGlobal(ok)
+    const worker = installPoliteFetch({ match: API, store: false, globalScope: fake.scope })
+    expect(fake.listenerCount()).toBe(4)
+    await worker.close()
+    expect(fake.listenerCount()).toBe(0)
+  })
+
+  it('persists the learned pacer state in IndexedDB and a restarted worker resumes from it', async () => {
+    const store = idbStore(`polite-fetch-sw-test-${++dbCounter}`)
+    const first = fakeWorkerGlobal(() => throttled())
+    const worker = installPoliteFetch({ match: API, store, strategy: atb(), retryBudget: 0, globalScope: first.scope })
+    expect((await first.fetch(new Request(`${API}/items`)).response!).status).toBe(503)
+    const learned = worker.client.stats()[0]!.ratePerSecond
+    expect(Number.isFinite(learned)).toBe(true) // a 429 made the lane pace
+    await worker.close() // what the browser's stop loses at most: persistIntervalMs of changes
+
+    const saved = (await store.get(`polite-fetch:pacer:${API}`)) as { kind: string; savedAt: number }
+    expect(saved.kind).toBe('atb')
+
+    // A new worker instance (the browser restarted it): its lane starts paced, not bursting.
+    const second = fakeWorkerGlobal(ok)
+    const restarted = install(second, { store, strategy: atb() })
+    const pending = second.fetch(new Request(`${API}/items`)).response!
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const rate = restarted.client.stats()[0]!.ratePerSecond
+    expect(rate).toBeCloseTo(learned, 5)
+    await restarted.close()
+    await pending.catch(() => undefined)
+
+    // Without the saved state the same first request is not paced at all.
+    const freshGlobal = fakeWorkerGlobal(ok)
+    const fresh = install(freshGlobal, { strategy: atb() })
+    await (await freshGlobal.fetch(new Request(`${API}/items`)).response!).text()
+    expect(fresh.client.stats()[0]!.ratePerSecond).toBe(Infinity)
+  })
+})

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest'
+import { aatb } from '../../src/core/pacers/aatb.js'
+import { atb } from '../../src/core/pacers/atb.js'
+import type { Aggregate, Pacer } from '../../src/core/types.js'
+import { createTelemetryDriver } from '../../src/telemetry/telemetry-driver.js'
+import type { LinkReport, TelemetryLink } from '../../src/telemetry/telemetry-link.js'
+
+const T0 = 1_700_000_000_000
+const aggregate: Aggregate = { activeClients: 4, totalAttempts: 40, throttledReports: 2, windowMs: 30_000, quotaPerSecond: 1, fairSharePerSecond: 0.25 }
+
+function recordingLink(reply: Aggregate | undefined): TelemetryLink & { sent: LinkReport[] } {
+  const sent: LinkReport[] = []
+  return { sent, report: async (r) => { sent.push(r); return reply } }
+}
+
+describe('createTelemetryDriver', () => {
+  it('reports a due lane with scope, client id and backlog, and feeds the reply to the pacer', async () => {
+    let now = T0
+    const pacer = aatb().create({ now, random: () => 0.5 })
+    const seen: Aggregate[] = []
+    const spy: Pacer = Object.assign(Object.create(pacer) as Pacer, { onAggregate: (_at: number, a: Aggregate) => { seen.push(a); pacer.onAggregate!(_at, a) } })
+    const link = recordingLink(aggregate)
+    const driver = createTelemetryDriver({ source: { lanes: () => [{ scope: 'api', pacer: spy, backlog: 0 }] }, link, clientId: 'me', now: () => now })
+    await driver.tick()
+    expect(link.sent).toEqual([]) // idle lane: nothing to say
+    pacer.onSend(now, 1)
+    pacer.onResult(now + 10, { kind: 'throttled', status: 429, policies: [{ name: 'default', quota: 60, windowMs: 60_000 }] })
+    now += 20
+    await driver.tick()
+    expect(link.sent).toEqual([{ scope: 'api', clientId: 'me', attempts: 1, throttled: 1, backlog: 0, quota: { quota: 60, windowMs: 60_000 } }])
+    expect(seen).toEqual([aggregate])
+    now += 1_000
+    await driver.tick()
+    expect(link.sent).toHaveLength(1) // next routine report is a report window away
+    now = T0 + 20 + 30_000
+    await driver.tick()
+    expect(link.sent).toHaveLength(2)
+    expect(driver.stats()).toEqual({ sent: 2, failed: 0 })
+  })
+
+  it('skips lanes whose pacer does not report (plain ATB) and counts failed reports', async () => {
+    const now = T0
+    const plain = atb().create({ now, random: () => 0.5 })
+    const assisted = aatb().create({ now, random: () => 0.5 })
+    const link = recordingLink(undefined)
+    const driver = createTelemetryDriver({
+      source: { lanes: () => [{ scope: 'a', pacer: plain, backlog: 5 }, { scope: 'b', pacer: assisted, backlog: 5 }, { scope: 'c', pacer: undefined, backlog: 1 }] },
+      link,
+      clientId: 'me',
+      now: () => now,
+    })
+    await driver.tick()
+    expect(link.sent.map((r) => r.scope)).toEqual(['b'])
+    expect(driver.stats()).toEqual({ sent: 1, failed: 1 })
+  })
+
+  it('keeps at most one report per lane in flight', async () => {
+    let now = T0
+    const pacer = aatb().create({ now, random: () => 0.5 })
+    let release: (a: Aggregate | undefined) => void = () => {}
+    let calls = 0
+    const link: TelemetryLink = { report: () => { calls++; return new Promise((resolve) => { release = resolve }) } }
+    const driver = createTelemetryDriver({ source: { lanes: () => [{ scope: 'api', pacer, backlog: 1 }] }, link, now: () => now })
+    const first = driver.tick()
+    pacer.onSend(now, 1)
+    pacer.onResult(now, { kind: 'throttled', status: 429 })
+    now += 5_000
+    void driver.tick()
+    expect(calls).toBe(1)
+    release(undefined)
+    await first
+    void driver.tick()
+    expect(calls).toBe(2)
+    release(undefined)
+    expect(driver.clientId).toMatch(/./)
+  })
+
+  it('reports right after a 429 event once started, and stops cleanly', async () => {
+    const now = T0
+    const pacer = aatb().create({ now, random: () => 0.5 })
+    const link = recordingLink(aggregate)
+    let notify: () => void = () => {}
+    const timers: unknown[] = []
+    const driver = createTelemetryDriver({
+      source: { lanes: () => [{ scope: 'api', pacer, backlog: 0 }], onThrottled: (fn) => { notify = fn; return () => { notify = () => {} } } },
+      link,
+      now: () => now,
+      timer: { set: (cb) => { timers.push(cb); return timers.length }, clear: () => {} },
+    })
+    driver.start()
+    pacer.onSend(now, 1)
+    pacer.onResult(now, { kind: 'throttled', status: 429 })
+    notify()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(link.sent).toHaveLength(1)
+    driver.stop()
+    notify()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(link.sent).toHaveLength(1)
+  })
+})

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest'
+import { createTelemetryLink } from '../../src/telemetry/telemetry-link.js'
+import type { LinkTimer } from '../../src/telemetry/telemetry-link.js'
+import { serve } from '../../src/server/serve.js'
+
+const report = { scope: 'api', clientId: 'c1', attempts: 3, throttled: 1 }
+const goodReply = { v: 1, scope: 'api', activeClients: 2, totalAttempts: 9, throttledReports: 1, windowMs: 30000, quotaPerSecond: 2, fairSharePerSecond: 1 }
+
+/** A timer that fires only when told to: "10 s pass" without waiting. */
+function manualTimer(): LinkTimer & { fireAll(): void; pending(): number } {
+  const callbacks = new Map<number, () => void>()
+  let next = 0
+  return {
+    set: (callback) => { callbacks.set(++next, callback); return next },
+    clear: (handle) => { callbacks.delete(handle as number) },
+    fireAll: () => { for (const [id, callback] of callbacks) { callbacks.delete(id); callback() } },
+    pending: () => callbacks.size,
+  }
+}
+
+const respond = (body: unknown, status = 200): typeof fetch =>
+  async () => new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+
+describe('createTelemetryLink', () => {
+  it('posts the versioned report with keepalive and the bearer token, and returns the aggregate', async () => {
+    let seen: { url: string; init: RequestInit } | undefined
+    const link = createTelemetryLink({
+      url: 'https://telemetry.example',
+      token: 't0k',
+      fetch: async (url, init) => { seen = { url: String(url), init: init! }; return respond(goodReply)(url, init) },
+    })
+    expect(await link.report(report)).toEqual({ activeClients: 2, totalAttempts: 9, throttledReports: 1, windowMs: 30000, quotaPerSecond: 2, fairSharePerSecond: 1 })
+    expect(seen!.url).toBe('https://telemetry.example/v1/report')
+    expect(seen!.init.keepalive).toBe(true)
+    expect(seen!.init.method).toBe('POST')
+    expect((seen!.init.headers as Record<string, string>).authorization).toBe('Bearer t0k')
+    expect(JSON.parse(String(seen!.init.body))).toEqual({ v: 1, ...report })
+  })
+
+  it('fails open: endpoint down', async () => {
+    const link = createTelemetryLink({ url: 'http://x', fetch: async () => { throw new TypeError('fetch failed') } })
+    expect(await link.report(report)).toBeUndefined()
+  })
+
+  it('fails open: a reply slower than the timeout (10 s) resolves undefined and aborts the fetch', async () => {
+    const timer = manualTimer()
+    let aborted = false
+    const link = createTelemetryLink({
+      url: 'http://x',
+      timer,
+      fetch: (_url, init) => new Promise((resolve) => {
+        init!.signal!.addEventListener('abort', () => { aborted = true })
+        void resolve // never answers by itself: the server takes "10 s"
+      }),
+    })
+    const pending = link.report(report)
+    expect(timer.pending()).toBe(1)
+    timer.fireAll() // the 3 s timeout passes
+    expect(await pending).toBeUndefined()
+    expect(aborted).toBe(true)
+  })
+
+  it.each([
+    ['an html page', '<html>oops</html>', 200],
+    ['a JSON reply that does not validate', { ...goodReply, activeClients: -1 }, 200],
+    ['a reply for another scope', { ...goodReply, scope: 'other' }, 200],
+    ['a 500', { error: 'x' }, 500],
+    ['a 429', { error: 'rate_limited' }, 429],
+  ])('fails open: %s', async (_name, body, status) => {
+    const link = createTelemetryLink({ url: 'http://x', fetch: respond(body, status) })
+    expect(await link.report(report)).toBeUndefined()
+  })
+
+  it('does not send a report that would not validate', async () => {
+    let calls = 0
+    const link = createTelemetryLink({ url: 'http://x', fetch: async () => { calls++; return respond(goodReply)('') } })
+    expect(await link.report({ ...report, attempts: -1 })).toBeUndefined()
+    expect(calls).toBe(0)
+  })
+
+  it('talks to the real server over 127.0.0.1, and fails open once it is gone', async () => {
+    const server = await serve({ port: 0, options: { quotas: { api: { perMinute: 60 } } } })
+    const link = createTelemetryLink({ url: server.url })
+    expect(await link.report(report)).toMatchObject({ activeClients: 1, totalAttempts: 3, throttledReports: 1, quotaPerSecond: 1 })
+    await server.close()
+    expect(await link.report(report)).toBeUndefined()
+  })
+})
