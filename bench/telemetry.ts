@@ -9,7 +9,11 @@
 // Prints a table and writes bench/results/telemetry.json.
 import { fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Agent, request } from 'undici'
+import { createTelemetryCore } from '../src/server/handle-telemetry.js'
+import type { TelemetryRequest } from '../src/server/handle-telemetry.js'
 import { createMemoryStore } from '../src/server/memory-store.js'
 import { createRedisStore } from '../src/server/redis-store.js'
 import { serve } from '../src/server/serve.js'
@@ -90,15 +94,54 @@ async function phase(name: string, store: TelemetryStore): Promise<LoadResult> {
   }
 }
 
+/** The handler core alone, in process (no sockets): what one CPU core can do when the network is not the limit. */
+async function inProcess(count: number): Promise<number> {
+  const core = createTelemetryCore({ store: createMemoryStore(), auth: { tokens: { [TOKEN]: { tenant: 'bench', scopes: '*' } } }, rateLimit: false })
+  const encoder = new TextEncoder()
+  const bodies = Array.from({ length: 512 }, (_, i) => encoder.encode(JSON.stringify({
+    v: 1, scope: `https://api-${i % SCOPES}.example.com`, clientId: `client-${(i * 7919) % CLIENTS}`, attempts: 1 + (i % 30), throttled: i % 11 === 0 ? 1 : 0, backlog: i % 5,
+  })))
+  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }
+  const started = performance.now()
+  for (let i = 0; i < count; i++) {
+    const body = bodies[i % bodies.length]!
+    const request: TelemetryRequest = { method: 'POST', target: '/v1/report', header: (name) => headers[name] ?? null, body: async () => body }
+    const out = await core(request)
+    if (out.status !== 200) throw new Error(`unexpected ${out.status}`)
+  }
+  return Math.round((count / (performance.now() - started)) * 1000)
+}
+
+/** Calibration: a bare node:http server that reads the body and answers 200, under the same load. */
+async function bareBaseline(): Promise<LoadResult> {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => { res.writeHead(200, { 'content-length': 2 }); res.end('{}') })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const result = await runLoad(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+    const perSecond = Math.round((result.ok / result.elapsedMs) * 1000)
+    console.log(`${'bare'.padEnd(8)} ${String(perSecond).padStart(10)} ${result.p50Ms.toFixed(2).padStart(8)} ${result.p99Ms.toFixed(2).padStart(8)} ${String(result.ok).padStart(9)} ${String(result.failed).padStart(7)}  (node:http doing nothing: the machine's ceiling)`)
+    return result
+  } finally {
+    await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections() })
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`telemetry endpoint: ${IN_FLIGHT} requests in flight over ${CONNECTIONS} keep-alive connections from a second process, ${DURATION_MS} ms per store`)
   console.log(`${'store'.padEnd(8)} ${'reports/s'.padStart(10)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'ok'.padStart(9)} ${'failed'.padStart(7)}`)
+  const bare = await bareBaseline()
   const memory = await phase('memory', createMemoryStore())
   const results: Record<string, number | string | null> = {
     memoryReportsPerSec: Math.round((memory.ok / memory.elapsedMs) * 1000),
     memoryP99Ms: Number(memory.p99Ms.toFixed(2)),
     redisReportsPerSec: null,
     redisP99Ms: null,
+    bareNodeHttpPerSec: Math.round((bare.ok / bare.elapsedMs) * 1000),
+    cpus: (await import('node:os')).availableParallelism(),
+    loadAverage1m: Number((await import('node:os')).loadavg()[0]!.toFixed(2)),
   }
   if (hasRedisServer()) {
     const redis = await startRedis()
@@ -117,6 +160,8 @@ async function main(): Promise<void> {
     console.log('redis    skipped: /usr/bin/redis-server not found (apt-get install redis-server)')
     results.note = 'redis skipped: redis-server not installed'
   }
+  results.inProcessCoreReportsPerSec = await inProcess(100_000)
+  console.log(`in-process handler core (memory store, no sockets): ${results.inProcessCoreReportsPerSec} reports/s`)
   mkdirSync('bench/results', { recursive: true })
   writeFileSync('bench/results/telemetry.json', `${JSON.stringify(results, null, 2)}\n`)
   console.log('wrote bench/results/telemetry.json')

@@ -85,8 +85,9 @@ function runInProcess(variant: Variant, job: JobOptions, settings: Settings): Pr
 /** Several worker processes of one job, one quota: fork, split the items, add up. */
 async function runWorkers(variant: Variant, url: string, settings: Settings): Promise<RunSummary> {
   const share = Math.ceil(settings.items / settings.workers)
-  const start = performance.now()
   const children: Promise<RunSummary>[] = []
+  const ready: Promise<void>[] = []
+  const forked: ReturnType<typeof fork>[] = []
   for (let w = 0; w < settings.workers; w++) {
     const first = w * share
     const items = Math.max(0, Math.min(share, settings.items - first))
@@ -96,13 +97,15 @@ async function runWorkers(variant: Variant, url: string, settings: Settings): Pr
     // One state file per worker: their learned rates are each worker's share.
     if (settings.statePath) args.push('--state', `${settings.statePath}.${w}`)
     const child = fork(fileURLToPath(import.meta.url), args, { execArgv: process.execArgv })
-    children.push(
-      new Promise((resolve, reject) => {
-        child.once('message', (summary) => resolve(summary as RunSummary))
-        child.once('exit', (code) => reject(new Error(`worker ${w} exited with ${code} before reporting`)))
-      }),
-    )
+    forked.push(child)
+    const messages = messagesOf(child, w)
+    ready.push(messages.next().then(() => undefined))
+    children.push(messages.next().then((summary) => summary as RunSummary))
   }
+  // Start together: process start-up (seconds under tsx) must not stagger the workers.
+  await Promise.all(ready)
+  const start = performance.now()
+  for (const child of forked) child.send('go')
   const summaries = await Promise.all(children)
   return {
     name: summaries[0]?.name ?? variant,
@@ -111,6 +114,29 @@ async function runWorkers(variant: Variant, url: string, settings: Settings): Pr
     attempts: sum(summaries, 'attempts'),
     throttled: sum(summaries, 'throttled'),
     durationMs: performance.now() - start,
+  }
+}
+
+/** The child's IPC messages in order; rejects if it exits before sending the next one. */
+function messagesOf(child: ReturnType<typeof fork>, index: number): { next(): Promise<unknown> } {
+  const queue: unknown[] = []
+  const waiting: { resolve(m: unknown): void; reject(e: Error): void }[] = []
+  let exited: Error | undefined
+  child.on('message', (message) => {
+    const waiter = waiting.shift()
+    if (waiter) waiter.resolve(message)
+    else queue.push(message)
+  })
+  child.once('exit', (code) => {
+    exited = new Error(`worker ${index} exited with ${code} before reporting`)
+    for (const waiter of waiting.splice(0)) waiter.reject(exited)
+  })
+  return {
+    next() {
+      if (queue.length > 0) return Promise.resolve(queue.shift())
+      if (exited) return Promise.reject(exited)
+      return new Promise((resolve, reject) => waiting.push({ resolve, reject }))
+    },
   }
 }
 
@@ -155,6 +181,8 @@ export async function runExample(argv: string[]): Promise<ExampleResult | undefi
     const variant = settings.modes[0]!
     const job: JobOptions = { url: settings.url!, first: settings.first, items: settings.items,
       concurrency: settings.concurrency, label: variant, quiet: true }
+    await new Promise<void>((resolve) => process.send!('ready', () => resolve()))
+    await new Promise<void>((resolve) => process.once('message', () => resolve()))
     const summary = await runInProcess(variant, job, settings)
     await new Promise<void>((resolve) => process.send!(summary, () => resolve()))
     process.disconnect()

@@ -23,8 +23,6 @@ export interface RegisterOptions {
   controlTimeoutMs?: number
   /** How long a `stats()` round trip to the worker may take (default 3 000 ms). */
   messageTimeoutMs?: number
-  /** The page's service-worker container (default `navigator.serviceWorker`); injected by tests. */
-  container?: ServiceWorkerContainer
   /** Told about registration and messaging failures that were absorbed by a fallback. */
   onError?: (error: unknown) => void
 }
@@ -91,8 +89,9 @@ function whenControlled(container: ServiceWorkerContainer, scriptUrl: string, ti
 
 export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions = {}): PoliteFetchRegistration {
   const report = options.onError ?? (() => {})
-  const container =
-    options.container ?? (typeof navigator !== 'undefined' && 'serviceWorker' in navigator ? navigator.serviceWorker : undefined)
+  // workbox-window registers through navigator.serviceWorker itself, so that is the one container.
+  const container: ServiceWorkerContainer | undefined =
+    typeof navigator !== 'undefined' && navigator.serviceWorker ? navigator.serviceWorker : undefined
   const listeners = new Map<string, Set<(detail: unknown) => void>>()
   const detachInPage = new Map<string, () => void>()
   let inPageClient: Client | undefined

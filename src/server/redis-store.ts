@@ -18,7 +18,10 @@ export interface RedisStoreOptions extends AggregatorOptions {
   url?: string
   /** Key prefix. Default `pf:`. */
   prefix?: string
-  /** A command slower than this fails (→ 503). Default 90 ms. */
+  /**
+   * A command slower than this fails (→ 503): covers a Redis that is up but stalled. A Redis
+   * that is down fails at once (no offline queue), whatever this says. Default 250 ms.
+   */
   commandTimeoutMs?: number
   /** Longest pause between reconnect attempts. Default 500 ms. */
   maxReconnectDelayMs?: number
@@ -44,7 +47,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   const client = new Redis(options.url ?? 'redis://127.0.0.1:6379', {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? 90,
+    commandTimeout: options.commandTimeoutMs ?? 250,
     connectTimeout: 1_000,
     retryStrategy: (times) => Math.min(25 * times, maxReconnectDelayMs),
     ...options.redis,

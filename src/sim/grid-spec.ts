@@ -25,7 +25,7 @@ export const REFERENCE_STRATEGY = 'exponential'
 /** The paper's quota: a bucket of 100, 80 per minute (stepped: 80 every 60 s). */
 export const PAPER_QUOTA: QuotaConfig = { capacity: 100, perMinute: 80, stepIntervalMs: 60_000 }
 
-export const PAPER_STRATEGIES = ['exponential', 'window', 'atb-paper', 'atb', 'aatb', 'aws-adaptive', 'sre-throttling', 'ky']
+export const PAPER_STRATEGIES = ['exponential', 'window', 'atb-paper', 'atb', 'aatb-paper', 'aatb', 'aws-adaptive', 'sre-throttling', 'ky']
 export const GRID_FEEDBACKS: Feedback[] = ['status-only', 'retry-after', 'ratelimit']
 
 export type GridName = 'paper' | 'headline' | 'quick'

@@ -8,10 +8,11 @@ import type { Aggregate, Pacer, Signal } from '../core/types.js'
 import { PROTOCOL_VERSION, replyToAggregate, type TelemetryReport } from '../telemetry/protocol.js'
 import { maxInFlight, type ClientModel } from './client-model.js'
 import { EventQueue } from './event-queue.js'
-import { PairHeaders, type HeaderSource } from './header-source.js'
+import type { HeaderSource } from './header-source.js'
 import { summarizeRun, type RunMetrics } from './run-metrics.js'
 import type { RunStrategy } from './run-strategy.js'
 import { stream } from './random.js'
+import { directReader, memoizedReader } from './signal-memo.js'
 import type { Admission, Feedback, ServerModel } from './types.js'
 import type { Workload } from './workload.js'
 
@@ -40,6 +41,11 @@ export interface SimulationOptions {
   timeline?: boolean
   /** Give up (and flag the run incomplete) after this much virtual time. Default 6 h. */
   maxDurationMs?: number
+  /**
+   * Parse each distinct (status, headers) once and shift cached times (see signal-memo.ts).
+   * Default true; false sends every response through `readSignals`.
+   */
+  memoizeSignals?: boolean
   /** Called for every attempt when its response arrives (tests, timelines, live comparison). */
   trace?: (attempt: AttemptTrace) => void
 }
@@ -69,7 +75,6 @@ const REPORT_RETRY_MS = 1000
 // Processed events are recycled: a grid run pushes millions, and the garbage
 // collector was the largest single cost before this pool.
 const spare: SimEvent[] = []
-const NO_HEADERS = new PairHeaders([])
 
 const WAKE = 0
 const ARRIVE = 1
@@ -284,7 +289,7 @@ export function runSimulation(options: SimulationOptions): RunMetrics {
     }
   }
 
-  const reader = signalPath.readSignals
+  const read = options.memoizeSignals === false ? directReader(signalPath) : memoizedReader(signalPath)
   const render = signalPath.feedbackHeaders
 
   for (;;) {
@@ -318,8 +323,7 @@ export function runSimulation(options: SimulationOptions): RunMetrics {
       }
       case RESPONSE: {
         const request = event.request
-        const headers = event.headers!
-        const signal = reader(event.status, headers.length === 0 ? NO_HEADERS : new PairHeaders(headers), now)
+        const signal = read(event.status, event.headers!, now)
         c.pacer.onResult(now, signal)
         c.inFlight--
         options.trace?.({

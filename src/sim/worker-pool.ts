@@ -1,8 +1,11 @@
 // Runs grid tasks on worker threads, handing out the next task as each one finishes,
 // and returns the results in task order (so the output never depends on which worker
-// was faster). In a source checkout the worker is TypeScript: it is started with tsx's
-// loader, resolved from this package, so it works under tsx, Vitest and the bin alike.
+// was faster). In a source checkout the worker is TypeScript. Node 20 does not apply
+// loader hooks passed as a worker's `--import`, so a TypeScript worker starts as a tiny
+// script that loads the entry through tsx's own API (resolved from this package): it
+// works under tsx, Vitest and the bin alike. Built (.js) workers start directly.
 import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { GridSpec } from './grid-spec.js'
 import type { TaskResult } from './run-task.js'
@@ -20,11 +23,15 @@ export async function runInWorkers(
   const { Worker } = await import('node:worker_threads')
   const typescript = import.meta.url.endsWith('.ts')
   const entry = new URL(`./grid-worker.${typescript ? 'ts' : 'js'}`, import.meta.url)
-  const execArgv = typescript ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : []
+  const start = (): InstanceType<typeof Worker> => {
+    if (!typescript) return new Worker(entry)
+    const code = `import(${JSON.stringify(tsxEsmApiUrl())}).then((api) => api.tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`
+    return new Worker(code, { eval: true })
+  }
   const results = new Array<TaskResult>(taskCount)
   let next = 0
   let finished = 0
-  const pool = Array.from({ length: Math.max(1, Math.min(workers, taskCount)) }, () => new Worker(entry, { execArgv }))
+  const pool = Array.from({ length: Math.max(1, Math.min(workers, taskCount)) }, start)
   try {
     await new Promise<void>((resolve, reject) => {
       if (taskCount === 0) return resolve()
@@ -51,4 +58,12 @@ export async function runInWorkers(
     await Promise.all(pool.map((worker) => worker.terminate()))
   }
   return results
+}
+
+/** tsx's ESM API (`tsx/esm/api`, import condition), as a file URL. */
+function tsxEsmApiUrl(): string {
+  const require = createRequire(import.meta.url)
+  const manifestPath = require.resolve('tsx/package.json')
+  const manifest = require('tsx/package.json') as { exports: Record<string, { import: { default: string } }> }
+  return pathToFileURL(join(dirname(manifestPath), manifest.exports['./esm/api']!.import.default)).href
 }

@@ -92,7 +92,8 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
     }
     expect(status).toBe(200)
     const metrics = await (await fetch(`${server.url}/metrics`)).text()
-    expect(metrics).toContain('polite_telemetry_requests_total{route="/v1/report",status="503"} 5')
+    const served503 = /polite_telemetry_requests_total\{route="\/v1\/report",status="503"\} (\d+)/.exec(metrics)
+    expect(Number(served503?.[1])).toBeGreaterThanOrEqual(5)
     expect(metrics).toContain('polite_telemetry_redis_connected 1')
   })
 })

@@ -159,7 +159,9 @@ describe('politeInterceptor with undici.request', () => {
     async function* chunks() {
       yield Buffer.from('once')
     }
-    const res = await request(`${server.url}/`, { dispatcher, method: 'POST', body: chunks() })
+    // undici accepts async iterables; its types do not say so.
+    const body = chunks() as unknown as Readable
+    const res = await request(`${server.url}/`, { dispatcher, method: 'POST', body })
     expect(res.statusCode).toBe(429)
     await res.body.dump()
     expect(server.received).toHaveLength(1)

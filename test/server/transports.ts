@@ -13,7 +13,7 @@ export interface Reply {
 }
 
 export interface Endpoint {
-  send(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array }): Promise<Reply>
+  send(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> }): Promise<Reply>
   close(): Promise<void>
 }
 

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   $(mode === 'worker' ? 'with-worker' : 'without-worker').classList.add('active')
   if (mode === 'page' && (await dropWorker())) return
 
-  const script = `./${workerType === 'module' ? 'sw.mjs' : 'sw.js'}?api=${encodeURIComponent(api)}`
+  const script = `./${workerType === 'module' ? 'sw.mjs' : 'sw.js'}?api=${encodeURIComponent(api)}&timeScale=${timeScale}`
   // The baseline: the paper's exponential backoff, its waits compressed like the quota server's clock.
   const baseline = exponential({
     minDelayMs: 100 / timeScale,

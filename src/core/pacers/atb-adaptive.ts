@@ -50,7 +50,7 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
   const restored = saved ? parseState(saved, o, now0) : undefined
   if (restored) {
     ;({ congested, rate, shareEstimate, tokens, lastCongestionAt, congestedSince, createdAt, guidance } = restored)
-    refilledAt = now0
+    refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
     log = createOutcomeLog(LOG_ENTRIES, restored.log)
     for (const [time, cost] of restored.sends) {
       sendTimes.push(time)
@@ -136,9 +136,7 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
         // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
         const gapMs = lastSendAt === undefined ? Infinity : now - lastSendAt
         if (gapMs <= o.usingRateSlack * ((units || 1) / rate) * 1000) {
-          // Past the rate the last 429 showed getting through, probe more gently.
-          const g = rate < shareEstimate ? o.growthPerSecond : o.growthPerSecond * o.probeGrowthFactor
-          rate = Math.min(o.maxRatePerSecond, rate * Math.exp(g * (gapMs / 1000)))
+          rate = Math.min(o.maxRatePerSecond, rate * Math.exp(o.growthPerSecond * (gapMs / 1000)))
         } else {
           // Back from a quiet spell: no more than a margin over what has been getting through.
           rate = Math.min(rate, ceiling(now))
@@ -213,6 +211,7 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
 }
 
 interface Restored {
+  savedAt: number
   congested: boolean
   rate: number
   shareEstimate: number
@@ -231,8 +230,8 @@ interface Restored {
  * 429, resuming from nonsense could stall the lane.
  */
 function parseState(state: PacerState, o: ResolvedAtbOptions, now: number): Restored | undefined {
-  if (pastTime(state.savedAt, now) === undefined) return undefined
-  const savedAt = state.savedAt
+  const savedAt = pastTime(state.savedAt, now)
+  if (savedAt === undefined) return undefined
   const createdAt = pastTime(state.createdAt, now)
   if (createdAt === undefined || !Array.isArray(state.log)) return undefined
   const log: Array<[number, number]> = []
@@ -265,7 +264,7 @@ function parseState(state: PacerState, o: ResolvedAtbOptions, now: number): Rest
     guidance.hintAt = savedAt
     guidance.sentSinceHint = finiteIn(state.sentSinceHint, 0, Number.MAX_SAFE_INTEGER) ?? 0
   }
-  const base = { createdAt, guidance, log, sends, lastCongestionAt: 0, congestedSince: 0 }
+  const base = { savedAt, createdAt, guidance, log, sends, lastCongestionAt: 0, congestedSince: 0 }
   if (state.congested !== true) {
     return { ...base, congested: false, rate: Infinity, shareEstimate: 0, tokens: o.burstUnits }
   }

@@ -11,8 +11,6 @@ export interface AtbOptions {
   rateMargin?: number
   /** Relative growth per second while congested and the lane is using its rate (e^(g·t)). Default 0.02. */
   growthPerSecond?: number
-  /** Growth above the rate last seen admitted at a 429 is `growthPerSecond` × this. Default 1. */
-  probeGrowthFactor?: number
   /** On a 429 the rate falls to this multiple of the rate admitted during congestion. Default 1. */
   fallbackFactor?: number
   /** On a 429 the rate falls at least to this multiple of the current rate. Default 0.8. */
@@ -48,7 +46,6 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   rateMargin: 1.5,
   growthPerSecond: 0.02,
   fallbackFactor: 1,
-  probeGrowthFactor: 1,
   maxCutFactor: 0.8,
   firstCutFactor: 0.35,
   retryBackoffFactor: 1,
@@ -75,7 +72,6 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('rateMargin')
   positive('growthPerSecond', true)
   positive('fallbackFactor')
-  positive('probeGrowthFactor', true)
   positive('maxCutFactor')
   positive('firstCutFactor')
   positive('retryBackoffFactor', true)

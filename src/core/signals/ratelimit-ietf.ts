@@ -126,7 +126,8 @@ function itemValue(member: SfMember | undefined): SfBareItem | undefined {
 }
 
 function asCount(value: SfBareItem | undefined): number | undefined {
-  return typeof value === 'number' && value >= 0 ? value : undefined
+  if (typeof value !== 'number' || !(value >= 0)) return undefined
+  return value === 0 ? 0 : value // "-0" is a valid sf-integer; report it as a plain 0
 }
 
 function asUnit(value: SfBareItem | undefined): string {

@@ -75,7 +75,7 @@ describe('the most restrictive limit across dialects', () => {
   })
 })
 
-/** A HeaderSource over a record, counting its calls. */
+/** A get-only HeaderSource over a record, counting its calls. */
 function countingSource(fields: Record<string, string>): HeaderSource & { calls: number } {
   const source = {
     calls: 0,
@@ -88,11 +88,10 @@ function countingSource(fields: Record<string, string>): HeaderSource & { calls:
 }
 
 describe('fast path', () => {
-  it('answers a response without rate-limit headers with one get per known name and nothing else', () => {
-    const source = countingSource({ 'content-type': 'application/json', date: 'Tue, 23 Sep 2025 12:00:00 GMT' })
-    expect(readSignals(200, source, NOW)).toStrictEqual({ kind: 'ok', status: 200 })
-    expect(source.calls).toBe(SIGNAL_HEADER_NAMES.length)
-    expect(SIGNAL_HEADER_NAMES.length).toBeLessThanOrEqual(16)
+  it('answers a response without rate-limit headers with the bare status', () => {
+    const headers = headersOf({ 'content-type': 'application/json', date: 'Tue, 23 Sep 2025 12:00:00 GMT' })
+    expect(readSignals(200, headers, NOW)).toStrictEqual({ kind: 'ok', status: 200 })
+    expect(readSignals(429, headers, NOW)).toStrictEqual({ kind: 'throttled', status: 429 })
   })
 
   it('does not look at headers at all when there was no response', () => {
@@ -104,7 +103,7 @@ describe('fast path', () => {
   it.each(SIGNAL_HEADER_NAMES)('leaves the fast path when %s is present', (name) => {
     const source = countingSource({ [name]: '1' })
     readSignals(429, source, NOW)
-    // The fast path stops at the first name present; anything beyond that is the full read.
+    // The probe stops at the first name present; anything beyond that is the full read.
     expect(source.calls).toBeGreaterThan(SIGNAL_HEADER_NAMES.indexOf(name) + 1)
   })
 })
@@ -118,6 +117,16 @@ describe('hostile or sloppy header sources', () => {
       },
     }
     expect(readSignals(429, throwing, NOW)).toStrictEqual({ kind: 'throttled', status: 429 })
+  })
+
+  it('survives a forEach that throws', () => {
+    const throwing = {
+      forEach() {
+        throw new Error('boom')
+      },
+      get: () => '5',
+    }
+    expect(readSignals(503, throwing, NOW)).toStrictEqual({ kind: 'overloaded', status: 503 })
   })
 
   it('ignores values that are not strings', () => {
