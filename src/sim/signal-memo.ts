@@ -27,8 +27,17 @@ export function directReader(path: SignalPath): PairReader {
   return (status, pairs, now) => read(status, pairs.length === 0 ? NO_PAIRS : new PairHeaders(pairs), now)
 }
 
+// One cache per signal path, shared by every run of the thread.
+const caches = new WeakMap<SignalPath, PairReader>()
+
 /** Reads each distinct (status, headers) once through `path.readSignals`, then shifts the cached times. */
 export function memoizedReader(path: SignalPath): PairReader {
+  let reader = caches.get(path)
+  if (!reader) caches.set(path, (reader = createMemo(path)))
+  return reader
+}
+
+function createMemo(path: SignalPath): PairReader {
   const direct = directReader(path)
   const cache = new Map<string, Entry>()
   return (status, pairs, now) => {

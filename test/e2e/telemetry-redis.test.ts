@@ -75,15 +75,19 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
   it('answers 503 within 100 ms while Redis is down, keeps /healthz at 200, and recovers by itself', async () => {
     const server = servers[0]!
     await redis.kill()
+    const elapsedMs: number[] = []
     for (let i = 0; i < 5; i++) {
       const started = performance.now()
       const reply = await post(server, { scope: 'shared', clientId: 'x', attempts: 1, throttled: 0 })
-      const elapsedMs = performance.now() - started
+      elapsedMs.push(performance.now() - started)
       expect(reply.status).toBe(503)
       expect((await reply.json()).error).toBe('store_unavailable')
-      expect(elapsedMs).toBeLessThan(100)
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
     }
+    // The median, not each: on a busy CI machine one loopback round trip alone can spike.
+    // An offline queue or a retry would make every one of them slow.
+    elapsedMs.sort((a, b) => a - b)
+    expect(elapsedMs[2]).toBeLessThan(100)
     await redis.start()
     let status = 0
     for (let i = 0; i < 100 && status !== 200; i++) { // bounded: ~5 s

@@ -1,0 +1,68 @@
+// A stand-in for navigator.serviceWorker whose "worker" is the real worker-side message
+// hub (sw/message-hub.ts): a page ↔ worker round trip through both halves of the protocol.
+import { createMessageHub, type MessageTarget } from '../../sw/message-hub.js'
+
+export class FakeLimiter {
+  readonly listeners = new Map<string, ((detail: unknown) => void)[]>()
+  stats = () => [{ scope: 'https://api.example', ratePerSecond: 4, attempts: 9 }]
+  on(event: string, listener: (detail: unknown) => void) {
+    if (!['attempt', 'throttled', 'retry', 'rate', 'give-up'].includes(event)) throw new TypeError(`unknown event ${event}`)
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener])
+  }
+  emit(event: string, detail: unknown) {
+    for (const listener of this.listeners.get(event) ?? []) listener(detail)
+  }
+}
+
+export interface FakeServiceWorkerOptions {
+  /** Reject `register()` with this error. */
+  failRegister?: Error
+  /** Never take control of the page. */
+  neverControl?: boolean
+  /** Do not answer messages. */
+  silent?: boolean
+}
+
+export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
+  const limiter = new FakeLimiter()
+  const container = new EventTarget() as EventTarget & {
+    controller: (MessageTarget & { scriptURL: string; state: string; addEventListener(): void }) | null
+    register(url: string, init?: object): Promise<object>
+    startMessages(): void
+  }
+  const registered: { url: string; init: object | undefined }[] = []
+  // The page as the worker's `clients.get(id)` sees it: posting to it fires `message` on the container.
+  const pageClient: MessageTarget & { id: string } = {
+    id: 'page-1',
+    postMessage: (data) => void container.dispatchEvent(new MessageEvent('message', { data })),
+  }
+  const hub = createMessageHub({
+    client: limiter,
+    clients: { get: async (id) => (id === pageClient.id ? pageClient : undefined) },
+    info: { instanceId: 'worker-1', startedAt: 1 },
+    now: () => 42,
+  })
+  container.controller = null
+  container.startMessages = () => {}
+  container.register = async (url, init) => {
+    registered.push({ url, init })
+    if (options.failRegister) throw options.failRegister
+    const worker = {
+      scriptURL: url,
+      state: 'activated',
+      addEventListener() {},
+      postMessage(data: unknown, transfer?: MessagePort[]) {
+        if (options.silent) return
+        void hub.onMessage({ data, ports: transfer ?? [], source: pageClient })
+      },
+    }
+    if (!options.neverControl) {
+      setTimeout(() => {
+        container.controller = worker
+        container.dispatchEvent(new Event('controllerchange'))
+      }, 0)
+    }
+    return { installing: null, waiting: null, active: worker, addEventListener() {}, update: async () => {} }
+  }
+  return { container, limiter, registered, hub }
+}

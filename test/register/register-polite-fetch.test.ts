@@ -1,0 +1,135 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { none } from '../../src/core/pacers/index.js'
+import { registerPoliteFetch, type PoliteFetchRegistration } from '../../src/register/index.js'
+import { fakeServiceWorker } from './fake-service-worker.js'
+
+const API = 'https://api.example'
+let open: PoliteFetchRegistration[] = []
+
+function useServiceWorker(fake: ReturnType<typeof fakeServiceWorker> | undefined) {
+  vi.stubGlobal('navigator', Object.assign(Object.create(navigator) as Navigator, { serviceWorker: fake?.container }))
+}
+
+function register(options: Parameters<typeof registerPoliteFetch>[1] = {}) {
+  const registration = registerPoliteFetch('/sw.js?api=x', options)
+  open.push(registration)
+  return registration
+}
+
+afterEach(() => {
+  for (const r of open) r.close()
+  open = []
+  vi.unstubAllGlobals()
+})
+
+describe('registerPoliteFetch without service workers', () => {
+  it('falls back to an in-page client with the same API', async () => {
+    useServiceWorker(undefined)
+    const upstream = vi.fn(async () => new Response('ok', { status: 200 }))
+    const polite = register({ inPage: { fetch: upstream, strategy: none() } })
+    expect(polite.mode).toBe('in-page')
+    await expect(polite.ready).resolves.toBe('in-page')
+    const attempts: unknown[] = []
+    polite.on('attempt', (detail) => attempts.push(detail))
+    const response = await polite.fetch(`${API}/items`)
+    expect(response.status).toBe(200)
+    expect(upstream).toHaveBeenCalledTimes(1)
+    expect(attempts).toEqual([expect.objectContaining({ scope: API, attempt: 1 })])
+    const stats = await polite.stats()
+    expect(stats.mode).toBe('in-page')
+    expect(stats.stats).toEqual([expect.objectContaining({ scope: API, attempts: 1 })])
+  })
+
+  it('reports, instead of throwing, a listener for an event the limiter does not emit', async () => {
+    useServiceWorker(undefined)
+    const errors: unknown[] = []
+    const polite = register({ onError: (e) => errors.push(e) })
+    expect(() => polite.on('no-such-event', () => {})).not.toThrow()
+    expect(errors).toHaveLength(1)
+  })
+})
+
+describe('registerPoliteFetch with a service worker', () => {
+  it('registers the script (classic by default, module when asked) and waits for control', async () => {
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    const polite = register({ workerType: 'module', workerScope: '/' })
+    expect(polite.mode).toBe('worker')
+    await expect(polite.ready).resolves.toBe('worker')
+    expect(fake.registered).toEqual([{ url: new URL('/sw.js?api=x', location.href).href, init: { scope: '/', type: 'module' } }])
+  })
+
+  it('routes fetch through the page’s own fetch, which the worker intercepts', async () => {
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    const pageFetch = vi.fn(async () => new Response('from worker', { headers: { 'x-polite-fetch': 'paced' } }))
+    vi.stubGlobal('fetch', pageFetch)
+    const polite = register({ inPage: { fetch: () => Promise.reject(new Error('in-page client used')) } })
+    const response = await polite.fetch(`${API}/items`)
+    expect(await response.text()).toBe('from worker')
+    expect(pageFetch).toHaveBeenCalledWith(`${API}/items`, undefined)
+  })
+
+  it('reads the worker’s stats over the message protocol', async () => {
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    const polite = register()
+    await polite.ready
+    await expect(polite.stats()).resolves.toEqual({
+      mode: 'worker',
+      stats: [{ scope: 'https://api.example', ratePerSecond: 4, attempts: 9 }],
+      worker: { instanceId: 'worker-1', startedAt: 1 },
+    })
+  })
+
+  it('delivers the worker’s limiter events to listeners, until they unsubscribe', async () => {
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    const polite = register()
+    const seen: unknown[] = []
+    const off = polite.on('throttled', (detail) => seen.push(detail)) // before ready: sent once the worker controls
+    await polite.ready
+    await vi.waitFor(() => expect(fake.limiter.listeners.get('throttled')).toHaveLength(1))
+    fake.limiter.emit('throttled', { scope: API, status: 429 })
+    await vi.waitFor(() => expect(seen).toEqual([{ scope: API, status: 429 }]))
+    off()
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    fake.limiter.emit('throttled', { scope: API, status: 429 })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(seen).toHaveLength(1)
+  })
+
+  it('rejects stats after messageTimeoutMs when the worker does not answer', async () => {
+    const fake = fakeServiceWorker({ silent: true })
+    useServiceWorker(fake)
+    const polite = register({ messageTimeoutMs: 20 })
+    await polite.ready
+    await expect(polite.stats()).rejects.toThrow(/timed out/)
+  })
+
+  it('falls back in-page when registration fails', async () => {
+    useServiceWorker(fakeServiceWorker({ failRegister: new Error('SecurityError') }))
+    const errors: unknown[] = []
+    const upstream = vi.fn(async () => new Response('in page'))
+    const polite = register({ onError: (e) => errors.push(e), inPage: { fetch: upstream } })
+    await expect(polite.ready).resolves.toBe('in-page')
+    expect(polite.mode).toBe('in-page')
+    expect(await (await polite.fetch(`${API}/x`)).text()).toBe('in page')
+    expect(errors).toEqual([new Error('SecurityError')])
+  })
+
+  it('falls back in-page when the worker never takes control', async () => {
+    useServiceWorker(fakeServiceWorker({ neverControl: true }))
+    const polite = register({ controlTimeoutMs: 20 })
+    await expect(polite.ready).resolves.toBe('in-page')
+  })
+
+  it('stays in-page when forced, without registering', async () => {
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    const polite = register({ forceInPage: true })
+    await expect(polite.ready).resolves.toBe('in-page')
+    expect(fake.registered).toEqual([])
+  })
+})
