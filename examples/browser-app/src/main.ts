@@ -96,10 +96,11 @@ async function main(): Promise<void> {
   })
 
   const run = (options: Omit<HammerOptions, 'url'>): Promise<HammerResult> =>
-    hammer((u) => polite.fetch(u), { ...options, url: (i) => widgets[i % widgets.length]!.url() }, (status) => {
-      // Completion order does not say which widget asked; spread the figures evenly for the display.
-      widgets[Math.floor(Math.random() * widgets.length)]!.show(status)
-    })
+    hammer(
+      (u) => polite.fetch(u),
+      { ...options, url: (i) => widgets[i % widgets.length]!.url() },
+      (status, i) => widgets[i % widgets.length]!.show(status),
+    )
 
   $('hammer').addEventListener('click', async () => {
     $('hammer-result').textContent = 'running…'

@@ -25,7 +25,7 @@ export interface HammerResult {
 export async function hammer(
   fetchFn: (url: string) => Promise<Response>,
   options: HammerOptions,
-  onResponse: (status: number) => void = () => {},
+  onResponse: (status: number, index: number) => void = () => {},
 ): Promise<HammerResult> {
   const started = performance.now()
   const deadline = options.durationMs === undefined ? Infinity : started + options.durationMs
@@ -39,7 +39,7 @@ export async function hammer(
         await response.arrayBuffer()
         result.statuses.push(response.status)
         if (response.headers.get('x-polite-fetch') === 'paced') result.paced++
-        onResponse(response.status)
+        onResponse(response.status, i)
       } catch (error) {
         result.failures.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error))
       }

@@ -3,6 +3,8 @@
 // the lane is active; early after a 429, at most once per throttle-report interval).
 import type { PacerReport, Signal } from '../types.js'
 
+const MAX_COUNT = 1_000_000
+
 export interface ReportSchedule {
   reportWindowMs: number
   throttleReportIntervalMs: number
@@ -63,8 +65,9 @@ export function createReportCounter(schedule: ReportSchedule): ReportCounter {
     },
     take(now) {
       // A 429 is always an attempt; resumed state could disagree, so never report fewer attempts than 429s.
-      const counted = Math.max(Math.round(attempts), throttled)
-      const report: PacerReport = { attempts: counted, throttled }
+      // Capped at the protocol's per-report maximum (MAX_REPORT_COUNT), which core cannot import.
+      const counted = Math.min(MAX_COUNT, Math.max(Math.round(attempts), throttled))
+      const report: PacerReport = { attempts: counted, throttled: Math.min(throttled, counted) }
       if (quota) report.quota = quota
       if (throttled > 0) lastThrottleReportAt = now
       lastReportAt = now
