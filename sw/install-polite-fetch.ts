@@ -7,7 +7,7 @@ import type { LimiterEventName } from '../src/client/limiter-events.js'
 import type { Store } from '../src/core/types.js'
 import { idbStore } from '../src/storage/idb-store.js'
 import { compileMatch, mustPassThrough, type Match, type RequestPredicate } from './match.js'
-import { createMessageHub, type MessageEventLike } from './message-hub.js'
+import { createMessageHub, type MessageEventLike, type MessageHubOptions } from './message-hub.js'
 import type { WorkerInfo } from './messages.js'
 import { giveUpResponse, markPaced, toGiveUp } from './respond.js'
 import type { ExtendableEventLike, FetchEventLike, WorkerGlobalLike } from './worker-global.js'
@@ -57,7 +57,7 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
   if (store) clientInit.store = store
   const client = createClient(clientInit)
   const info: WorkerInfo = { instanceId: instanceId(), startedAt: now() }
-  const hubOptions: Parameters<typeof createMessageHub>[0] = {
+  const hubOptions: MessageHubOptions = {
     client: { stats: () => client.stats(), on: (event, listener) => client.on(event as LimiterEventName, listener) },
     clients: scope.clients,
     info,

@@ -3,7 +3,7 @@
 // FetchJob in the lane of its scope; the limiter paces, retries and settles it.
 import { RouteScopes } from '../core/scope.js'
 import { createLimiter, type Limiter } from './create-limiter.js'
-import { type BodySource, type FetchContext, type FetchFunction, FetchJob } from './fetch-job.js'
+import { type BodySource, type FetchContext, type FetchFunction, FetchJob, type FetchJobInit } from './fetch-job.js'
 import type { ScopeStats } from './lane.js'
 import type { LimiterEventName, Listener } from './limiter-events.js'
 import { type ClientOptions, type RequestDescriptor, resolveClientOptions } from './options.js'
@@ -41,6 +41,8 @@ export interface Client {
   /** Rejects waiting calls, aborts attempts in flight, writes pacer state to the store. */
   close(): Promise<void>
 }
+
+const NO_BODY: BodySource = { kind: 'none' }
 
 /** RFC 9110 §9.2.2: methods whose repetition has the same effect as one request. */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
@@ -116,23 +118,31 @@ export function createClient(options: ClientOptions = {}): Client {
     const origin = url.origin
     const pathname = url.pathname
 
+    // Built only when something needs the headers (scope/cost options, a non-idempotent method).
     let descriptor: RequestDescriptor | undefined
-    const describe = (): RequestDescriptor => (descriptor ??= { url, method, headers: headersOf(input, init) })
-
     let scope: string
     let learn = false
     if (typeof polite?.scope === 'string') scope = polite.scope
-    else if (clientOptions.scope !== undefined) scope = String(clientOptions.scope(describe()))
-    else {
+    else if (clientOptions.scope !== undefined) {
+      descriptor = { url, method, headers: headersOf(input, init) }
+      scope = String(clientOptions.scope(descriptor))
+    } else {
       scope = routes.scopeFor(method, origin, pathname)
       learn = true
     }
-    let cost = polite?.cost ?? (clientOptions.cost === undefined ? 1 : clientOptions.cost(describe()))
+    let cost = polite?.cost
+    if (cost === undefined && clientOptions.cost !== undefined) {
+      descriptor ??= { url, method, headers: headersOf(input, init) }
+      cost = clientOptions.cost(descriptor)
+    }
     if (typeof cost !== 'number' || !(cost >= 0) || !Number.isFinite(cost)) cost = 1
 
-    const attemptInit: RequestInit & { politeFetch?: unknown; duplex?: string } = init === undefined ? {} : { ...init }
-    delete attemptInit.politeFetch
-    let body: BodySource = { kind: 'none' }
+    let attemptInit: RequestInit & { politeFetch?: unknown; duplex?: string } = {}
+    if (init !== undefined) {
+      attemptInit = { ...init }
+      if (polite !== undefined) delete attemptInit.politeFetch
+    }
+    let body: BodySource = NO_BODY
     let pendingRead: ReturnType<typeof readBounded> | undefined
     if (typeof polite?.body === 'function') body = { kind: 'factory', factory: polite.body }
     else if (init?.body !== undefined && init.body !== null) {
@@ -142,30 +152,35 @@ export function createClient(options: ClientOptions = {}): Client {
       pendingRead = readBounded(request.body, clientOptions.maxBodyBytes)
     }
 
-    const idempotent = IDEMPOTENT_METHODS.has(method) || describe().headers.has('idempotency-key')
-    const make = (source: BodySource): FetchJob =>
-      new FetchJob({
-        context,
-        input,
-        init: attemptInit,
-        body: source,
-        scope,
-        cost,
-        signal,
-        method,
-        origin,
-        pathname,
-        learn,
-        retryErrors: idempotent && source.kind !== 'once',
-        priority: polite?.priority,
-        deadlineMs: polite?.deadlineMs,
-        retryBudget: polite?.retryBudget,
-      })
-    if (pendingRead === undefined) return make(body)
+    const idempotent =
+      IDEMPOTENT_METHODS.has(method) || (descriptor?.headers ?? headersOf(input, init)).has('idempotency-key')
+    const job: FetchJobInit = {
+      context,
+      input,
+      init: attemptInit,
+      body,
+      scope,
+      cost,
+      signal,
+      method,
+      origin,
+      pathname,
+      learn,
+      retryErrors: idempotent && body.kind !== 'once',
+      priority: polite?.priority,
+      deadlineMs: polite?.deadlineMs,
+      retryBudget: polite?.retryBudget,
+    }
+    if (pendingRead === undefined) return new FetchJob(job)
     return pendingRead.then((read) => {
-      if (read.replayable) return make({ kind: 'value', value: read.bytes as BodyInit })
-      attemptInit.duplex = 'half' // required by fetch for a stream body
-      return make({ kind: 'once', value: read.stream as BodyInit })
+      if (read.replayable) {
+        job.body = { kind: 'value', value: read.bytes as BodyInit }
+      } else {
+        attemptInit.duplex = 'half' // required by fetch for a stream body
+        job.body = { kind: 'once', value: read.stream as BodyInit }
+        job.retryErrors = false
+      }
+      return new FetchJob(job)
     })
   }
 

@@ -64,6 +64,12 @@ class Engine implements CallOwner {
   readonly #running = new Set<Call<unknown>>()
   #seq = 0
   #closed = false
+  /** The signal of attempts that have none of their own; aborted by close(). Created on first use. */
+  #lifetime: AbortController | undefined
+
+  get lifetime(): AbortController {
+    return (this.#lifetime ??= new AbortController())
+  }
 
   constructor(options: ResolvedLimiterOptions) {
     this.o = options
@@ -227,22 +233,28 @@ class Engine implements CallOwner {
         waitedMs: now - call.enqueuedAt,
       })
     }
-    const controller = new AbortController()
-    call.controller = controller
     const untilDeadline = call.deadlineAt - now
-    if (o.timeoutMs < untilDeadline) {
-      call.timerIsDeadline = false
-      call.timer = startTimer(o.clock, o.timeoutMs, fireCallTimer, call)
-    } else if (Number.isFinite(untilDeadline)) {
-      call.timerIsDeadline = true
-      call.timer = startTimer(o.clock, untilDeadline, fireCallTimer, call)
+    let attemptSignal: AbortSignal | undefined
+    if (o.timeoutMs !== Infinity) {
+      // Only a per-attempt timeout needs a signal of the attempt's own (see Job.attempt).
+      const controller = new AbortController()
+      call.controller = controller
+      attemptSignal = controller.signal
+      call.timerIsDeadline = untilDeadline <= o.timeoutMs
+      call.timer = startTimer(o.clock, call.timerIsDeadline ? untilDeadline : o.timeoutMs, fireCallTimer, call)
     } else {
-      call.timer = undefined
+      attemptSignal = call.job.signal ?? (call.job.optionalAttemptSignal === true ? undefined : this.lifetime.signal)
+      if (Number.isFinite(untilDeadline)) {
+        call.timerIsDeadline = true
+        call.timer = startTimer(o.clock, untilDeadline, fireCallTimer, call)
+      } else {
+        call.timer = undefined
+      }
     }
-    void this.execute(call, controller.signal)
+    void this.execute(call, attemptSignal)
   }
 
-  async execute(call: Call<unknown>, signal: AbortSignal): Promise<void> {
+  async execute(call: Call<unknown>, signal: AbortSignal | undefined): Promise<void> {
     let outcome: AttemptOutcome<unknown> | undefined
     let error: unknown
     let failed = false
@@ -543,6 +555,7 @@ class Engine implements CallOwner {
       call.controller?.abort(error)
       this.giveUp(call, error, 'closed', undefined)
     }
+    this.#lifetime?.abort(new ClosedError('polite-fetch: the limiter was closed'))
     await this.persistence?.flushAll(this.lanes.values())
   }
 

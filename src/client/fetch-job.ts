@@ -79,6 +79,7 @@ export class FetchJob implements Job<Response> {
   readonly priority: number | undefined
   readonly deadlineMs: number | undefined
   readonly retryBudget: number | undefined
+  readonly optionalAttemptSignal = true
   readonly #p: FetchJobInit
 
   constructor(init: FetchJobInit) {
@@ -98,10 +99,12 @@ export class FetchJob implements Job<Response> {
     return `${p.method} ${p.origin}${p.pathname}`
   }
 
-  async attempt(attemptSignal: AbortSignal, attemptNumber: number): Promise<AttemptOutcome<Response>> {
+  async attempt(attemptSignal: AbortSignal | undefined, attemptNumber: number): Promise<AttemptOutcome<Response>> {
     const p = this.#p
     const init = p.init
-    init.signal = attemptSignal
+    // undefined when nothing but the caller could abort: fetch then gets no signal at all
+    // (a Request's `signal` from `input` still applies, as with plain fetch).
+    if (attemptSignal !== undefined || init.signal !== undefined) init.signal = attemptSignal
     const body = p.body
     if (body.kind === 'value') init.body = body.value
     else if (body.kind === 'factory') init.body = body.factory()

@@ -36,11 +36,24 @@ export interface Job<T> {
   /** Caller's signal: aborting cancels queue waits, the attempt and retry waits. */
   signal?: AbortSignal
   /**
-   * Perform one attempt. `attemptSignal` aborts on caller abort, the per-attempt timeout or the
-   * deadline. A rejection is a transport failure (an `error` signal with status 0): it is retried
-   * only when `retryErrors` is true, otherwise the call rejects with it.
+   * Perform one attempt. A rejection is a transport failure (an `error` signal with status 0): it is
+   * retried only when `retryErrors` is true, otherwise the call rejects with it.
+   *
+   * `attemptSignal` aborts the attempt. With a per-attempt `timeoutMs` it is the attempt's own signal
+   * (aborted by the caller's signal, the timeout, the deadline or close()); otherwise, to keep the
+   * hot path free of per-attempt AbortControllers (costly on Node 20), it is the caller's own
+   * signal when there is one, else a signal shared by the limiter's attempts that aborts on
+   * close() — so listeners added to it must be removed when the attempt ends. Without a timeout,
+   * an attempt still in flight at the deadline is abandoned (the call rejects at once) rather than
+   * cancelled. `undefined` is passed only to jobs that set `optionalAttemptSignal`.
    */
-  attempt(attemptSignal: AbortSignal, attemptNumber: number): Promise<AttemptOutcome<T>>
+  attempt(attemptSignal: AbortSignal | undefined, attemptNumber: number): Promise<AttemptOutcome<T>>
+  /**
+   * The job accepts `undefined` for `attemptSignal` when nothing but the limiter's close() could
+   * abort the attempt (fetch, for one, must not be handed a long-lived shared signal: each request
+   * adds a listener to it that is only removed when the request is garbage collected).
+   */
+  optionalAttemptSignal?: boolean
   /** For events and errors: a description of the request (method + URL). */
   label?: string
   /**

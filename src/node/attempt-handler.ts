@@ -4,6 +4,8 @@
 // Anything undici reports while the response is held is queued and replayed on
 // delivery, so the caller sees exactly one coherent response.
 import type { Dispatcher } from 'undici'
+import { errors } from 'undici'
+import type { AttemptOutcome } from '../client/limiter-types.js'
 
 type Controller = Dispatcher.DispatchController
 type Handler = Dispatcher.DispatchHandler
@@ -31,28 +33,48 @@ type Queued =
 
 type Mode = 'waiting' | 'held' | 'delivered' | 'discarded'
 
+/** Who started the attempt: told when its head (or failure) is in. */
+export interface AttemptOwner {
+  onHead(attempt: AttemptHandler): void
+  onInformational(head: ResponseHead): void
+  readonly discardMaxBytes: number
+}
+
 export class AttemptHandler implements Handler {
   head: ResponseHead | undefined
   /** The failure, when the attempt ended without a response. */
   error: Error | undefined
+  /** The limiter's signal for this attempt (timeout, deadline, caller abort, close). */
+  readonly attemptSignal: AbortSignal
+  /** Settles the limiter's attempt promise. */
+  readonly resolveOutcome: (outcome: AttemptOutcome<AttemptHandler>) => void
   #mode: Mode = 'waiting'
   #controller: Controller | undefined
   #pendingAbort: Error | undefined
   #queue: Queued[] = []
   #target: DeliveryTarget | undefined
   #discardedBytes = 0
-  readonly #onHead: (attempt: AttemptHandler) => void
-  readonly #onInformational: (head: ResponseHead) => void
-  readonly #discardMaxBytes: number
+  readonly #owner: AttemptOwner
 
   constructor(
-    onHead: (attempt: AttemptHandler) => void,
-    onInformational: (head: ResponseHead) => void,
-    discardMaxBytes: number,
+    owner: AttemptOwner,
+    attemptSignal: AbortSignal,
+    resolveOutcome: (outcome: AttemptOutcome<AttemptHandler>) => void,
   ) {
-    this.#onHead = onHead
-    this.#onInformational = onInformational
-    this.#discardMaxBytes = discardMaxBytes
+    this.#owner = owner
+    this.attemptSignal = attemptSignal
+    this.resolveOutcome = resolveOutcome
+  }
+
+  /** The attempt signal aborted (this object is its listener: no closure per attempt). */
+  handleEvent(): void {
+    const reason: unknown = this.attemptSignal.reason
+    this.abort(reason instanceof Error ? reason : new errors.RequestAbortedError(String(reason ?? 'aborted')))
+  }
+
+  /** Shared `discard` of every outcome (the limiter calls it as `outcome.discard()`). */
+  static discardOutcome(this: AttemptOutcome<AttemptHandler>): void {
+    this.value.discard()
   }
 
   /** Abort this attempt's request (timeout, caller abort, discard of a long body). */
@@ -106,12 +128,12 @@ export class AttemptHandler implements Handler {
   onResponseStart(controller: Controller, statusCode: number, headers: Headers, statusMessage?: string): void {
     if (statusCode < 200) {
       // 1xx informational: harmless to pass on at once (undici's onInfo).
-      this.#onInformational({ statusCode, headers, statusMessage })
+      this.#owner.onInformational({ statusCode, headers, statusMessage })
       return
     }
     this.head = { statusCode, headers, statusMessage }
     this.#mode = 'held'
-    this.#onHead(this)
+    this.#owner.onHead(this)
     // Still undecided (a 429/503 the limiter may retry): hold the body back.
     if (this.#mode === 'held') controller.pause()
   }
@@ -131,7 +153,7 @@ export class AttemptHandler implements Handler {
       }
       case 'discarded':
         this.#discardedBytes += chunk.length
-        if (this.#discardedBytes > this.#discardMaxBytes) controller.abort(new Error('discarded response body too large'))
+        if (this.#discardedBytes > this.#owner.discardMaxBytes) controller.abort(new Error('discarded response body too large'))
         return
       default:
         this.#queue.push({ kind: 'data', chunk })
@@ -158,7 +180,7 @@ export class AttemptHandler implements Handler {
       case 'waiting':
         this.error = error
         this.#mode = 'held'
-        this.#onHead(this)
+        this.#owner.onHead(this)
         return
       case 'delivered': {
         const target = this.#target!

@@ -72,12 +72,16 @@ export function originScope(origin: Dispatcher.DispatchOptions['origin']): strin
 }
 
 /** `readSignals` reads headers through `get`; undici hands the interceptor a plain lower-cased record. */
-export function responseHeaderSource(headers: ResponseHeaders): HeaderSource {
-  return {
-    get(name) {
-      const value = headers[name]
-      if (value === undefined) return null
-      return Array.isArray(value) ? value.join(', ') : value
-    },
+export class ResponseHeaderSource implements HeaderSource {
+  readonly #headers: ResponseHeaders
+
+  constructor(headers: ResponseHeaders) {
+    this.#headers = headers
+  }
+
+  get(name: string): string | null {
+    const value = this.#headers[name]
+    if (value === undefined) return null
+    return Array.isArray(value) ? value.join(', ') : value
   }
 }

@@ -5,13 +5,11 @@
 // Retry-After); anything else is handed to the caller's handler untouched.
 import type { Dispatcher } from 'undici'
 import { createLimiter, type Limiter } from '../client/create-limiter.js'
-import type { Job } from '../client/limiter-types.js'
 import type { LimiterOptions } from '../client/options.js'
 import { RouteScopes } from '../core/scope.js'
 import { readSignals } from '../core/signals/index.js'
-import type { AttemptHandler } from './attempt-handler.js'
 import { originScope } from './dispatch-request.js'
-import { dispatchJob, PacedDispatch, type PacingContext } from './paced-dispatch.js'
+import { PacedDispatch, type PacingContext } from './paced-dispatch.js'
 
 export interface PoliteInterceptorOptions extends LimiterOptions {
   /**
@@ -58,14 +56,13 @@ export function politeInterceptor(options: PoliteInterceptorOptions = {}): Polit
       // cancels the wait instead of waiting for a socket to abort on.
       handler.onRequestStart?.(paced, {})
       if (paced.aborted) return true
-      let job: Job<AttemptHandler>
       try {
-        job = dispatchJob(paced, scopeOf(opts), labelOf(opts))
+        paced.scope = scopeOf(opts)
       } catch (error) {
         paced.fail(error)
         return true
       }
-      limiter.run(job).then(
+      limiter.run(paced).then(
         (attempt) => paced.deliver(attempt),
         (error: unknown) => paced.fail(error),
       )
@@ -84,8 +81,4 @@ function defaultScope(routes: RouteScopes, opts: Dispatcher.DispatchOptions): st
 function pathOf(path: string): string {
   const query = path.indexOf('?')
   return query === -1 ? path : path.slice(0, query)
-}
-
-function labelOf(opts: Dispatcher.DispatchOptions): string {
-  return `${opts.method} ${String(opts.origin ?? '')}${opts.path}`
 }

@@ -4,16 +4,18 @@
 import type { Dispatcher } from 'undici'
 import { errors } from 'undici'
 import type { AttemptOutcome, Job } from '../client/limiter-types.js'
+import type { HeaderSource } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
-import { AttemptHandler, type DeliveryTarget, type ResponseHead } from './attempt-handler.js'
-import { isIdempotent, isReplayableBody, responseHeaderSource } from './dispatch-request.js'
+import { CallerSignal } from './caller-signal.js'
+import { AttemptHandler, type AttemptOwner, type DeliveryTarget, type ResponseHead } from './attempt-handler.js'
+import { isIdempotent, isReplayableBody, ResponseHeaderSource } from './dispatch-request.js'
 
 type Handler = Dispatcher.DispatchHandler
 
 /** What the interceptor shares with every paced dispatch. */
 export interface PacingContext {
   dispatch: Dispatcher.Dispatch
-  readSignals(status: number, headers: ReturnType<typeof responseHeaderSource>, now: number): Signal
+  readSignals(status: number, headers: HeaderSource, now: number): Signal
   now(): number
   discardMaxBytes: number
   /** Remember that this dispatch's route draws on the named policy (lane refinement). */
@@ -23,20 +25,27 @@ export interface PacingContext {
 /** Why a throttled response was passed through instead of retried. */
 export const BODY_NOT_REPLAYABLE = 'body-not-replayable'
 
-export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTarget {
+/**
+ * Also the limiter's Job for this dispatch (scope, signal, attempt): one object per
+ * request instead of several, which matters on an unthrottled hot path.
+ */
+export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTarget, AttemptOwner, Job<AttemptHandler> {
   rawHeaders: Dispatcher.DispatchController['rawHeaders'] = null
   rawTrailers: Dispatcher.DispatchController['rawTrailers'] = null
   readonly handler: Handler
   readonly #opts: Dispatcher.DispatchOptions
   readonly #context: PacingContext
   readonly #replayable: boolean
-  readonly #abortJob = new AbortController()
+  readonly #abortJob = new CallerSignal()
   #aborted = false
   #reason: Error | null = null
   #paused = false
   #settled = false
   #current: AttemptHandler | undefined
   #delivered: AttemptHandler | undefined
+
+  /** The lane. Set before the job is run. */
+  scope = ''
 
   constructor(opts: Dispatcher.DispatchOptions, handler: Handler, context: PacingContext) {
     this.#opts = opts
@@ -59,8 +68,13 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
   }
   /** Caller's abort signal for the limiter: cancels the lane wait, the attempt and retry waits. */
   get signal(): AbortSignal {
-    return this.#abortJob.signal
+    return this.#abortJob.asAbortSignal()
   }
+  /** For events and errors: method and URL, built only when asked for. */
+  get label(): string {
+    return `${this.#opts.method} ${String(this.#opts.origin ?? '')}${this.#opts.path}`
+  }
+  /** A failure without a response may have been processed: resend only what is safe to. */
   get retryErrors(): boolean {
     return this.#replayable && isIdempotent(this.#opts.method, this.#opts.headers)
   }
@@ -120,35 +134,35 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
   /** One limiter attempt = one real dispatch down the chain. */
   attempt(attemptSignal: AbortSignal): Promise<AttemptOutcome<AttemptHandler>> {
     return new Promise((resolve) => {
-      const context = this.#context
-      const attempt = new AttemptHandler(
-        (held) => {
-          attemptSignal.removeEventListener('abort', onAbort)
-          const outcome = this.#outcome(held)
-          // A response that is not congestion is final whatever the limiter's state:
-          // hand it over now, in undici's own callback, instead of pausing the socket
-          // for a round trip through the limiter's promises (the no-cost-when-healthy path).
-          if (outcome.signal.kind === 'ok') this.deliver(held)
-          resolve(outcome)
-        },
-        (info) => this.#informational(info),
-        context.discardMaxBytes,
-      )
-      const onAbort = (): void => attempt.abort(asError(attemptSignal.reason))
+      const attempt = new AttemptHandler(this, attemptSignal, resolve)
       this.#current = attempt
-      if (attemptSignal.aborted) onAbort()
-      else attemptSignal.addEventListener('abort', onAbort, { once: true })
+      if (attemptSignal.aborted) attempt.handleEvent()
+      else attemptSignal.addEventListener('abort', attempt)
       try {
-        context.dispatch(this.#opts, attempt)
+        this.#context.dispatch(this.#opts, attempt)
       } catch (error) {
-        attempt.onResponseError(undefined, asError(error))
+        attempt.onResponseError(undefined, error instanceof Error ? error : new Error(String(error)))
       }
     })
   }
 
+  get discardMaxBytes(): number {
+    return this.#context.discardMaxBytes
+  }
+
+  /** The attempt's response head (or failure) is in: tell the limiter what it said. */
+  onHead(attempt: AttemptHandler): void {
+    attempt.attemptSignal.removeEventListener('abort', attempt)
+    const outcome = this.#outcome(attempt)
+    // A response that is not congestion is final whatever the limiter's state: hand it
+    // over now, in undici's own callback, instead of pausing the socket for a round trip
+    // through the limiter's promises (the no-cost-when-healthy path).
+    if (outcome.signal.kind === 'ok') this.deliver(attempt)
+    attempt.resolveOutcome(outcome)
+  }
+
   #outcome(attempt: AttemptHandler): AttemptOutcome<AttemptHandler> {
-    const discard = (): void => attempt.discard()
-    const now = this.#context.now()
+    const discard = AttemptHandler.discardOutcome
     if (!attempt.head) {
       // No response: whether the request may be sent again is the job's `retryErrors`.
       const outcome: AttemptOutcome<AttemptHandler> = {
@@ -163,7 +177,7 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
     const { statusCode, headers } = attempt.head
     let signal: Signal
     try {
-      signal = this.#context.readSignals(statusCode, responseHeaderSource(headers), now)
+      signal = this.#context.readSignals(statusCode, new ResponseHeaderSource(headers), this.#context.now())
     } catch {
       // Bad headers never break a request: treat them as absent.
       signal = { kind: statusCode === 429 ? 'throttled' : statusCode === 503 ? 'overloaded' : 'ok', status: statusCode }
@@ -174,7 +188,7 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
     return outcome
   }
 
-  #informational(info: ResponseHead): void {
+  onInformational(info: ResponseHead): void {
     if (this.#settled) return
     try {
       this.handler.onResponseStart?.(this, info.statusCode, info.headers as never, info.statusMessage)
@@ -182,20 +196,4 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
       // An informational response is advisory; a handler that chokes on it is not our failure.
     }
   }
-}
-
-/** The limiter job for one dispatch. */
-export function dispatchJob(paced: PacedDispatch, scope: string, label: string): Job<AttemptHandler> {
-  return {
-    scope,
-    signal: paced.signal,
-    label,
-    // A failure without a response may have been processed: resend only what is safe to.
-    retryErrors: paced.retryErrors,
-    attempt: (attemptSignal) => paced.attempt(attemptSignal),
-  }
-}
-
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new errors.RequestAbortedError(String(reason ?? 'aborted'))
 }

@@ -20,6 +20,8 @@ export interface GridOptions {
 export interface GridResult {
   spec: GridSpec
   rows: SimRow[]
+  /** Worker threads used (1 = in-process). */
+  workers: number
 }
 
 export async function runGrid(spec: GridSpec, options: GridOptions = {}): Promise<GridResult> {
@@ -28,7 +30,8 @@ export async function runGrid(spec: GridSpec, options: GridOptions = {}): Promis
   let done = 0
   const progress = () => options.onProgress?.(++done, tasks.length)
   let results: TaskResult[]
-  if (workers > 1 && !options.lookup && !options.signalPath) {
+  const threaded = workers > 1 && !options.lookup && !options.signalPath
+  if (threaded) {
     const { runInWorkers } = await import('./worker-pool.js')
     results = await runInWorkers(spec, tasks.length, workers, progress)
   } else {
@@ -40,7 +43,7 @@ export async function runGrid(spec: GridSpec, options: GridOptions = {}): Promis
       return result
     })
   }
-  return { spec, rows: aggregateRows(spec, tasks, results) }
+  return { spec, rows: aggregateRows(spec, tasks, results), workers: threaded ? workers : 1 }
 }
 
 /** Cores available, or 1 where there is no node:os (the in-process path needs none). */

@@ -21,7 +21,8 @@ export async function runInWorkers(
   onResult?: (index: number, result: TaskResult) => void,
 ): Promise<TaskResult[]> {
   const { Worker } = await import('node:worker_threads')
-  const typescript = import.meta.url.endsWith('.ts')
+  // tsx's API appends a namespace query to module URLs: look at the path only.
+  const typescript = new URL(import.meta.url).pathname.endsWith('.ts')
   const entry = new URL(`./grid-worker.${typescript ? 'ts' : 'js'}`, import.meta.url)
   const start = (): InstanceType<typeof Worker> => {
     if (!typescript) return new Worker(entry)

@@ -297,3 +297,42 @@ describe('createClient: scopes', () => {
     expect(costs).toEqual(['GET'])
   })
 })
+
+describe('createClient: settling', () => {
+  it('every call settles under a flood of mixed failures over real HTTP', async () => {
+    makeClient({ deadlineMs: 5_000, timeoutMs: 1_000, maxInFlight: 8, maxQueue: 40 })
+    let seed = 7
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    server.setDefault(() => {
+      const r = random()
+      if (r < 0.3) return { status: 200, body: 'ok' }
+      if (r < 0.5) return { status: 429, headers: { 'retry-after': String(Math.floor(random() * 3)) } }
+      if (r < 0.6) return { status: 429, headers: { 'retry-after': '600' } }
+      if (r < 0.75) return { status: 503 }
+      if (r < 0.85) return 'destroy'
+      if (r < 0.92) return 'hang'
+      return { status: 404 }
+    })
+    const calls = Array.from({ length: 120 }, (_, i) => {
+      const controller = new AbortController()
+      const method = i % 3 === 0 ? 'POST' : 'GET'
+      const init: RequestInit = { method, signal: controller.signal }
+      if (method === 'POST') init.body = `body-${i}`
+      const call = track(client.fetch(`${server.origin}/${i % 4 === 0 ? 'a' : 'b'}/${i}`, init))
+      if (i % 10 === 0) setTimeout(() => controller.abort('caller gave up'), 5)
+      return call
+    })
+    for (let step = 0; step < 200 && calls.some((c) => !c.settled); step++) {
+      await new Promise((resolve) => setTimeout(resolve, 2)) // let real I/O progress
+      await clock.advance(100)
+    }
+    expect(calls.filter((c) => !c.settled)).toHaveLength(0)
+    for (const call of calls) {
+      if (call.error === undefined) expect(call.value).toBeInstanceOf(Response)
+      else expect(call.error).toBeDefined()
+    }
+  })
+})

@@ -146,11 +146,32 @@ describe('createLimiter: server guidance', () => {
     expect(clock.now()).toBe(t0 + 1_000)
   })
 
-  it('a deadline during an attempt aborts it and rejects with DeadlineError', async () => {
+  it('a deadline during an attempt rejects at once; the attempt is abandoned, its slot freed when it ends', async () => {
     const { limiter, log, clock } = setup({ deadlineMs: 1_000 })
     const call = track(limiter.run(log.job('s', 'a')))
     await clock.advance(1_000)
     expect(call.error).toBeInstanceOf(DeadlineError)
+    expect(log.last().signal.aborted).toBe(false)
+    expect(limiter.stats()[0]?.inFlight).toBe(1)
+    log.last().answer(ok)
+    await flushPromises()
+    expect(limiter.stats()[0]).toMatchObject({ inFlight: 0, successes: 1 })
+  })
+
+  it('with a per-attempt timeout, a deadline during an attempt aborts the attempt', async () => {
+    const { limiter, log, clock } = setup({ deadlineMs: 1_000, timeoutMs: 5_000 })
+    const call = track(limiter.run(log.job('s', 'a')))
+    await clock.advance(1_000)
+    expect(call.error).toBeInstanceOf(DeadlineError)
+    expect(log.last().signal.aborted).toBe(true)
+    expect(log.last().signal.reason).toBe(call.error)
+  })
+
+  it('close() aborts attempts in flight through the shared attempt signal', async () => {
+    const { limiter, log } = setup()
+    const call = track(limiter.run(log.job('s', 'a')))
+    await limiter.close()
+    expect(call.error).toBeInstanceOf(ClosedError)
     expect(log.last().signal.aborted).toBe(true)
   })
 
@@ -414,6 +435,9 @@ describe('createLimiter: safety and settling', () => {
       await clock.advance(250)
     }
     expect(calls.filter((c) => !c.call.settled)).toHaveLength(0)
+    // Attempts abandoned at their deadline hold their lane slot until they end.
+    for (const attempt of log.started) attempt.answer(ok)
+    await flushPromises()
     for (const lane of limiter.stats()) expect(lane).toMatchObject({ queued: 0, inFlight: 0 })
   })
 })

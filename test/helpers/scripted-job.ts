@@ -33,7 +33,9 @@ export class ScriptedJob implements Job<string> {
     Object.assign(this, extra)
   }
 
-  attempt(signal: AbortSignal, number: number): Promise<AttemptOutcome<string>> {
+  attempt(attemptSignal: AbortSignal | undefined, number: number): Promise<AttemptOutcome<string>> {
+    if (attemptSignal === undefined) throw new Error('this job did not set optionalAttemptSignal')
+    const signal = attemptSignal
     return new Promise((resolve, reject) => {
       const parked: ParkedAttempt = {
         job: this,

@@ -7,7 +7,7 @@
 import { exponential } from 'polite-fetch'
 import { registerPoliteFetch } from 'polite-fetch/register'
 import { drawChart, type ChartSeries } from './chart.js'
-import { hammer, type HammerOptions, type HammerResult } from './workload.js'
+import { hammer, pulses, type HammerOptions, type HammerResult, type PulseOptions } from './workload.js'
 
 const params = new URLSearchParams(location.search)
 const api = new URL(params.get('api') ?? 'http://127.0.0.1:8787').origin
@@ -145,6 +145,8 @@ async function main(): Promise<void> {
     demo: {
       mode: settled,
       run,
+      pulse: (options: Omit<PulseOptions, 'url'>) =>
+        pulses((u) => polite.fetch(u), { ...options, url: (i) => widgets[i % widgets.length]!.url() }),
       stats: () => polite.stats(),
     },
   })

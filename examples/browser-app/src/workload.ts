@@ -49,3 +49,43 @@ export async function hammer(
   result.elapsedMs = performance.now() - started
   return result
 }
+
+export interface PulseOptions {
+  /** Requests fired together at each pulse. */
+  burst: number
+  /** Time between pulses (ms). */
+  everyMs: number
+  /** Stop pulsing after this long (ms); requests already fired still settle. */
+  durationMs: number
+  url(i: number): string
+}
+
+/**
+ * Bursty load under the quota on average but over its bucket at each burst (a page
+ * that refreshes all its widgets at once): unpaced, each burst overflows into 429s;
+ * paced at the learned rate, it is spread out and fits.
+ */
+export async function pulses(fetchFn: (url: string) => Promise<Response>, options: PulseOptions): Promise<HammerResult> {
+  const started = performance.now()
+  const result: HammerResult = { statuses: [], paced: 0, failures: [], elapsedMs: 0 }
+  const pending: Promise<void>[] = []
+  let issued = 0
+  const one = async (i: number) => {
+    try {
+      const response = await fetchFn(options.url(i))
+      await response.arrayBuffer()
+      result.statuses.push(response.status)
+      if (response.headers.get('x-polite-fetch') === 'paced') result.paced++
+    } catch (error) {
+      result.failures.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error))
+    }
+  }
+  const pulseCount = Math.max(1, Math.ceil(options.durationMs / options.everyMs))
+  for (let pulse = 0; pulse < pulseCount; pulse++) {
+    for (let j = 0; j < options.burst; j++) pending.push(one(issued++))
+    if (pulse < pulseCount - 1) await new Promise((resolve) => setTimeout(resolve, options.everyMs))
+  }
+  await Promise.all(pending)
+  result.elapsedMs = performance.now() - started
+  return result
+}

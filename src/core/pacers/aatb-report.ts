@@ -2,6 +2,7 @@
 // quota hint last seen, and when the next report is due (every report window while
 // the lane is active; early after a 429, at most once per throttle-report interval).
 import type { PacerReport, Signal } from '../types.js'
+import { quotaHintOf } from './atb-quota.js'
 
 const MAX_COUNT = 1_000_000
 
@@ -20,23 +21,7 @@ export interface ReportCounter {
   readonly lastReportAt: number
 }
 
-/** The request quota a response announced, preferring the policy the signal names, else the tightest. */
-export function quotaHintOf(signal: Signal): PacerReport['quota'] {
-  let best: PacerReport['quota']
-  let bestRate = Infinity
-  for (const policy of signal.policies ?? []) {
-    if (policy.unit !== undefined && policy.unit !== 'requests') continue
-    if (!(policy.quota > 0) || !(policy.windowMs !== undefined && policy.windowMs > 0)) continue
-    const hint = { quota: policy.quota, windowMs: policy.windowMs }
-    if (signal.policy !== undefined && policy.name === signal.policy) return hint
-    const rate = policy.quota / policy.windowMs
-    if (rate < bestRate) {
-      bestRate = rate
-      best = hint
-    }
-  }
-  return best
-}
+export { quotaHintOf }
 
 export function createReportCounter(schedule: ReportSchedule): ReportCounter {
   let attempts = 0

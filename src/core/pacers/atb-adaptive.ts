@@ -10,6 +10,7 @@ import type { Pacer, PacerInit, PacerState, Signal } from '../types.js'
 import {
   absorbGuidance,
   emptyGuidance,
+  explainedByQuota,
   gateDelayMs,
   MAX_GUIDANCE_AHEAD_MS,
   noteSent,
@@ -164,7 +165,9 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
       } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
         log.add(now, false)
         if (calm(now)) becomeCalm()
-        congestionEvent(now)
+        // A 429 that the announced quota explains (nothing left) is the quota pacing's
+        // business; only an unexplained one is evidence for status-only inference.
+        if (!explainedByQuota(signal)) congestionEvent(now)
       }
       // 'error': a transport failure says nothing about the quota.
     },

@@ -14,10 +14,55 @@ export interface QuotaGuidance {
   hintAt?: number
   /** Units this lane sent since the hint (they are not yet counted in `remaining`). */
   sentSinceHint: number
+  /** The quota's long-run rate from the announced policy (quota / window), units/s; undefined when none. */
+  quotaPerSecond?: number
+  /** Units this lane has ever sent (a running count the samples refer to). */
+  sentTotal: number
+  /** Recent hints as [time, remaining, sentTotal], oldest first: the fleet's spending is read from them. */
+  samples: Array<[number, number, number]>
 }
 
 export function emptyGuidance(): QuotaGuidance {
-  return { retryAt: 0, sentSinceHint: 0 }
+  return { retryAt: 0, sentSinceHint: 0, sentTotal: 0, samples: [] }
+}
+
+/**
+ * The fleet's spending is averaged over the hints of about this long; a slow lane (one send
+ * a minute) reads it between its last two hints, however far apart, up to MAX_SAMPLE_AGE_MS.
+ */
+const SAMPLE_WINDOW_MS = 30_000
+const MAX_SAMPLE_AGE_MS = 300_000
+/** Shortest span the fleet's spending is averaged over (remaining is whole units: shorter is noise). */
+const MIN_SAMPLE_SPAN_MS = 3_000
+const MAX_SAMPLES = 64
+/**
+ * With quota guidance the fleet may spend what is left down to this reserve, over this
+ * horizon, on top of the refill. The reserve absorbs the attempts other lanes have in flight
+ * or decided on from older hints (a lane of a 100-client fleet reads `remaining` about once
+ * a minute); spending the rest gradually, never as one burst, keeps the last units for
+ * whoever needs them next. Measured in the simulator: a reserve of 3 or a 10 s horizon
+ * doubles the 429s of a 100-client fleet; a reserve that grows with the fleet costs its
+ * light clients completion time.
+ */
+const RESERVE_UNITS = Number((globalThis as any).process?.env?.RES ?? 8)
+const SPEND_HORIZON_MS = Number((globalThis as any).process?.env?.HOR ?? 30_000)
+
+/** The request quota a response announced, preferring the policy the signal names, else the tightest. */
+export function quotaHintOf(signal: Signal): { quota: number; windowMs: number } | undefined {
+  let best: { quota: number; windowMs: number } | undefined
+  let bestRate = Infinity
+  for (const policy of signal.policies ?? []) {
+    if (policy.unit !== undefined && policy.unit !== 'requests') continue
+    if (!(policy.quota > 0) || !(policy.windowMs !== undefined && policy.windowMs > 0)) continue
+    const hint = { quota: policy.quota, windowMs: policy.windowMs }
+    if (signal.policy !== undefined && policy.name === signal.policy) return hint
+    const rate = policy.quota / policy.windowMs
+    if (rate < bestRate) {
+      bestRate = rate
+      best = hint
+    }
+  }
+  return best
 }
 
 /** Largest plausible distance into the future for a server time (a day): beyond it is nonsense, not guidance. */
@@ -38,7 +83,19 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     guidance.resetAt = plausibleFuture(resetAt, now) ? resetAt : undefined
     guidance.hintAt = now
     guidance.sentSinceHint = 0
+    const policy = quotaHintOf(signal)
+    guidance.quotaPerSecond = policy ? (policy.quota / policy.windowMs) * 1000 : undefined
+    const samples = guidance.samples
+    samples.push([now, remaining, guidance.sentTotal])
+    while (samples.length > MAX_SAMPLES || (samples.length > 1 && (samples[1] as [number, number, number])[0] <= now - SAMPLE_WINDOW_MS)) {
+      samples.shift()
+    }
   }
+}
+
+/** Whether a throttled signal is explained by the quota it announced (nothing left): the quota pacing covers it. */
+export function explainedByQuota(signal: Signal): boolean {
+  return signal.remaining !== undefined && signal.remaining <= 0 && quotaHintOf(signal) !== undefined
 }
 
 /** Whether the lane currently holds a quota hint that has not expired. */
@@ -47,6 +104,7 @@ export function hasLiveHint(guidance: QuotaGuidance, now: number): boolean {
 }
 
 export function noteSent(guidance: QuotaGuidance, cost: number): void {
+  guidance.sentTotal += cost
   if (guidance.remaining !== undefined) guidance.sentSinceHint += cost
 }
 
@@ -55,7 +113,14 @@ export function gateDelayMs(guidance: QuotaGuidance, now: number, cost: number):
   let until = guidance.retryAt
   if (hasLiveHint(guidance, now)) {
     const left = (guidance.remaining as number) - guidance.sentSinceHint
-    if (left <= 0 || left < cost) until = Math.max(until, guidance.resetAt as number)
+    if (left <= 0 || left < cost) {
+      // A known refill rate brings the missing units long before a token bucket is full
+      // again (its reset): wait for them, not for the reset.
+      const refillAt = guidance.quotaPerSecond === undefined
+        ? Infinity
+        : (guidance.hintAt as number) + ((cost - left) / guidance.quotaPerSecond) * 1000
+      until = Math.max(until, Math.min(guidance.resetAt as number, refillAt))
+    }
   }
   return Math.max(0, until - now)
 }
@@ -73,10 +138,63 @@ export function spreadDelayMs(
   lastSendAt: number | undefined,
 ): number {
   if (!hasLiveHint(guidance, now)) return 0
+  if (guidance.quotaPerSecond !== undefined) return shareDelayMs(guidance, now, cost, lastSendAt)
   const left = (guidance.remaining as number) - guidance.sentSinceHint
   const timeLeftMs = (guidance.resetAt as number) - now
   if (left - cost >= (pacePerSecond * timeLeftMs) / 1000) return 0
   if (left <= 0) return timeLeftMs
   const spacingMs = (timeLeftMs / left) * cost
   return lastSendAt === undefined ? 0 : Math.max(0, lastSendAt + spacingMs - now)
+}
+
+/**
+ * With a known quota rate Q the fleet's spending F can be read from how `remaining` moved
+ * between two of our hints: F·Δt = (remaining before − remaining now) + Q·Δt. The fleet may
+ * spend Q plus what is left above a small reserve, spread over a horizon. When it spends
+ * more, every lane scales its own pace by target/F — lanes that all do this bring F to the
+ * target within one round, without knowing how many they are. A lane the quota does not
+ * constrain (plenty left, or the fleet under target) pays nothing.
+ */
+export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number, lastSendAt: number | undefined): number {
+  const rate = guidance.quotaPerSecond as number
+  const fleet = fleetSpending(guidance, now)
+  let left = (guidance.remaining as number) - guidance.sentSinceHint
+  if (fleet !== undefined) {
+    // The hint ages: since it arrived the quota refilled and the others kept spending at
+    // the rate we read. A lane that sends once a minute must not act on a minute-old count.
+    const othersPerSecond = fleet.perSecond - fleet.ownPerSecond
+    left += ((rate - othersPerSecond) * Math.max(0, now - (guidance.hintAt as number))) / 1000
+  }
+  const target = rate + ((left - RESERVE_UNITS) * 1000) / SPEND_HORIZON_MS
+  let ownPerSecond: number
+  if (fleet === undefined) {
+    // No reading yet: only the reserve is protected, at the quota's own rate.
+    if (left - cost >= RESERVE_UNITS) return 0
+    ownPerSecond = rate
+  } else {
+    if (fleet.perSecond <= target) return 0
+    ownPerSecond = (fleet.ownPerSecond * Math.max(target, 0)) / fleet.perSecond
+  }
+  if (lastSendAt === undefined || !(ownPerSecond > 0)) return lastSendAt === undefined ? 0 : MAX_SHARE_SPACING_MS
+  const spacingMs = Math.min(MAX_SHARE_SPACING_MS, (cost / ownPerSecond) * 1000)
+  return Math.max(0, lastSendAt + spacingMs - now)
+}
+
+/** Spacing bound of the quota share: a new hint always comes within it. */
+const MAX_SHARE_SPACING_MS = Number((globalThis as any).process?.env?.MSS ?? 60_000)
+
+/** The fleet's spending and ours (units/s) over the sampled hints, or undefined when they span too little. */
+function fleetSpending(guidance: QuotaGuidance, now: number): { perSecond: number; ownPerSecond: number } | undefined {
+  const samples = guidance.samples
+  const newest = samples[samples.length - 1]
+  if (newest === undefined) return undefined
+  // Samples are pruned to the window plus the one just before it: the oldest is the widest span.
+  const oldest = samples[0] as [number, number, number]
+  if (newest[0] - oldest[0] < MIN_SAMPLE_SPAN_MS || oldest[0] < now - MAX_SAMPLE_AGE_MS) return undefined
+  const spanS = (newest[0] - oldest[0]) / 1000
+  const own = newest[2] - oldest[2]
+  const used = oldest[1] - newest[1] + (guidance.quotaPerSecond as number) * spanS
+  // One unit of our own counts at least: a lane that is about to send is part of the fleet.
+  const ownUnits = Math.max(own, 1)
+  return { perSecond: Math.max(used, ownUnits) / spanS, ownPerSecond: ownUnits / spanS }
 }

@@ -1,0 +1,271 @@
+// `polite-fetch simulate`: the deterministic shared-quota simulator from the command line.
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join, relative, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { CLIENT_MODELS, isClientModel, type ClientModel } from '../sim/client-model.js'
+import { GRID_NAMES, namedGrid, normalizeSpec, type GridName, type GridSpec } from '../sim/grid-spec.js'
+import { stringifyGrid, type GridJson } from '../sim/grid-json.js'
+import { progressBar } from '../sim/report/progress-bar.js'
+import { renderMarkdown } from '../sim/report/markdown-report.js'
+import { scatterSvg, timelineSvg } from '../sim/report/svg-charts.js'
+import { runGrid } from '../sim/run-grid.js'
+import { runSimulation } from '../sim/run-simulation.js'
+import { PAPER_SCENARIOS, scenarioByName, type Scenario } from '../sim/scenarios.js'
+import { SERVER_KINDS, createServerModel, isServerKind } from '../sim/servers/index.js'
+import type { SimRow } from '../sim/sim-row.js'
+import { REAL_SIGNAL_PATH } from '../sim/signal-path.js'
+import { lookupStrategy, strategyLabel, strategyNames } from '../sim/strategies.js'
+import { FEEDBACK_MODES, type Feedback, type ServerKind } from '../sim/types.js'
+import { generateWorkload } from '../sim/workload.js'
+
+const usage = `usage: polite-fetch simulate [options]
+
+Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
+
+  --grid paper|headline|quick  which grid (default quick)
+                                 paper:    15 paper scenarios × all strategies × status-only/retry-after/ratelimit
+                                           × token bucket continuous and stepped
+                                 headline: polite-fetch's atb vs UB and aws-adaptive on 4 server models
+                                 quick:    3 scenarios, 2 feedback modes (a few seconds)
+  --seeds N                    seeds per cell (default 30 for paper/headline, 5 for quick)
+  --first-seed N               first seed (default 1)
+  --scenario LIST              comma list of scenario names, or all (e.g. real-trace-800,synthetic-5c-500)
+  --strategy LIST              comma list (${strategyNames().join(', ')}); UB (exponential) always runs
+  --server LIST                comma list (${SERVER_KINDS.join(', ')})
+  --feedback LIST              comma list (${FEEDBACK_MODES.join(', ')}), or all
+  --client-model LIST          paper, concurrent, or all (default paper)
+  --rtt MS                     round trip per attempt (default 20)
+  --workers N                  worker threads (default 2; 1 = in-process)
+  --json FILE                  write rows as JSON (byte-identical for the same grid and seeds)
+  --markdown FILE              write the report (docs/results.md)
+  --svg DIR                    write SVG charts
+  --include FILE               add the rows of an earlier --json file to the markdown report
+                               (e.g. the headline grid's leaky-bucket and sliding-window rows)
+  --live                       compare with a live local quota server (not available yet)
+  --help                       this text
+`
+
+const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean))
+
+class UsageError extends Error {}
+
+export async function run(argv: string[]): Promise<number> {
+  let args: ReturnType<typeof parse>
+  try {
+    args = parse(argv)
+  } catch (error) {
+    process.stderr.write(`polite-fetch simulate: ${(error as Error).message}\n\n${usage}`)
+    return 1
+  }
+  const { values } = args
+  if (values.help) {
+    process.stdout.write(usage)
+    return 0
+  }
+  if (values.live) {
+    process.stderr.write('polite-fetch simulate: --live is not available yet (it needs the live client comparison job).\n')
+    return 2
+  }
+  let spec: GridSpec
+  try {
+    spec = buildSpec(values)
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`polite-fetch simulate: ${error.message}\n`)
+      return 1
+    }
+    throw error
+  }
+  const workers = values.workers === undefined ? undefined : positiveInt(values.workers, '--workers')
+  const runs = spec.scenarios.length * spec.servers.length * spec.clientModels.length * spec.strategies.length * spec.feedbacks.length * spec.seeds
+  const started = performance.now()
+  const result = await runGrid(spec, {
+    ...(workers === undefined ? {} : { workers }),
+    onProgress: progressBar(process.stderr, `simulate ${spec.name}`),
+  })
+  const seconds = (performance.now() - started) / 1000
+  const timing = `Grid time: ${runs} runs in ${seconds.toFixed(1)} s (${result.workers === 1 ? 'in-process' : `${result.workers} worker threads`}).`
+  process.stderr.write(`${timing}\n`)
+
+  const written: string[] = []
+  if (values.json) {
+    await writeText(values.json, stringifyGrid(result.spec, result.rows))
+    written.push(values.json)
+  }
+  let charts: Array<{ path: string; caption: string }> = []
+  if (values.svg) {
+    const files = await writeCharts(values.svg, spec, result.rows)
+    written.push(...files.map((f) => f.file))
+    const base = values.markdown ? dirname(resolve(values.markdown)) : process.cwd()
+    charts = files.map((f) => ({ path: relative(base, resolve(f.file)), caption: f.caption }))
+  }
+  if (values.markdown) {
+    const command = `npx polite-fetch simulate ${argv.join(' ')}`
+    const rows = await withIncluded(result.rows, values.include ?? [])
+    await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts }))
+    written.push(values.markdown)
+  }
+  if (written.length === 0) process.stdout.write(summaryTable(result.rows))
+  else process.stderr.write(`wrote ${written.join(', ')}\n`)
+  return 0
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      grid: { type: 'string' },
+      seeds: { type: 'string' },
+      'first-seed': { type: 'string' },
+      scenario: { type: 'string' },
+      strategy: { type: 'string' },
+      server: { type: 'string' },
+      feedback: { type: 'string' },
+      'client-model': { type: 'string' },
+      rtt: { type: 'string' },
+      workers: { type: 'string' },
+      json: { type: 'string' },
+      markdown: { type: 'string' },
+      svg: { type: 'string' },
+      include: { type: 'string', multiple: true },
+      live: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}
+
+type Values = ReturnType<typeof parse>['values']
+
+function positiveInt(value: string, flag: string): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, got '${value}'`)
+  return n
+}
+
+function buildSpec(values: Values): GridSpec {
+  const gridName = (values.grid ?? 'quick') as GridName
+  if (!GRID_NAMES.includes(gridName)) throw new UsageError(`unknown grid '${values.grid}' (${GRID_NAMES.join(', ')})`)
+  const seeds = values.seeds === undefined ? (gridName === 'quick' ? 5 : 30) : positiveInt(values.seeds, '--seeds')
+  let spec = namedGrid(gridName, seeds, strategyNames())
+  if (values['first-seed'] !== undefined) {
+    const first = Number(values['first-seed'])
+    if (!Number.isInteger(first) || first < 0) throw new UsageError(`--first-seed must be a non-negative integer`)
+    spec = { ...spec, firstSeed: first }
+  }
+  if (values.rtt !== undefined) {
+    const rtt = Number(values.rtt)
+    if (!(rtt >= 0) || !Number.isFinite(rtt)) throw new UsageError('--rtt must be a non-negative number of ms')
+    spec = { ...spec, rttMs: rtt }
+  }
+  const scenarios = list(values.scenario)
+  if (scenarios) {
+    const chosen: Scenario[] = scenarios.includes('all')
+      ? [...PAPER_SCENARIOS]
+      : scenarios.map((name) => scenarioByName(name) ?? fail(`unknown scenario '${name}' (paper scenarios: ${PAPER_SCENARIOS.map((s) => s.name).join(', ')}; or synthetic-<clients>c-<requests>, real-trace-<requests>)`))
+    spec = { ...spec, scenarios: chosen }
+  }
+  const strategies = list(values.strategy)
+  if (strategies) {
+    for (const s of strategies) if (!lookupStrategy(s)) fail(`unknown strategy '${s}' (${strategyNames().join(', ')})`)
+    spec = { ...spec, strategies }
+  }
+  const servers = list(values.server)
+  if (servers) {
+    const kinds = servers.includes('all') ? [...SERVER_KINDS] : servers.map((s) => (isServerKind(s) ? s : fail(`unknown server '${s}' (${SERVER_KINDS.join(', ')})`)))
+    spec = { ...spec, servers: kinds as ServerKind[] }
+  }
+  const feedbacks = list(values.feedback)
+  if (feedbacks) {
+    const modes = feedbacks.includes('all') ? [...FEEDBACK_MODES] : feedbacks.map((f) => ((FEEDBACK_MODES as readonly string[]).includes(f) ? (f as Feedback) : fail(`unknown feedback '${f}' (${FEEDBACK_MODES.join(', ')})`)))
+    spec = { ...spec, feedbacks: modes }
+  }
+  const models = list(values['client-model'])
+  if (models) {
+    const chosen = models.includes('all') ? [...CLIENT_MODELS] : models.map((m) => (isClientModel(m) ? m : fail(`unknown client model '${m}' (${CLIENT_MODELS.join(', ')})`)))
+    spec = { ...spec, clientModels: chosen as ClientModel[] }
+  }
+  return normalizeSpec(spec)
+}
+
+/** Rows of earlier JSON files that this grid does not have (same scenario, server, client model, strategy, feedback). */
+async function withIncluded(rows: SimRow[], files: string[]): Promise<SimRow[]> {
+  const key = (r: SimRow) => `${r.scenario}|${r.server}|${r.clientModel}|${r.strategy}|${r.feedback}`
+  const seen = new Set(rows.map(key))
+  const merged = [...rows]
+  for (const file of files) {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<GridJson>
+    for (const row of parsed.rows ?? []) {
+      if (seen.has(key(row))) continue
+      seen.add(key(row))
+      merged.push(row)
+    }
+  }
+  return merged
+}
+
+function fail(message: string): never {
+  throw new UsageError(message)
+}
+
+async function writeText(file: string, text: string): Promise<void> {
+  await mkdir(dirname(resolve(file)), { recursive: true })
+  await writeFile(file, text)
+}
+
+/** Scatter charts per server for the largest scenario; timelines of UB and atb on one run. */
+async function writeCharts(dir: string, spec: GridSpec, rows: readonly SimRow[]): Promise<Array<{ file: string; caption: string }>> {
+  await mkdir(dir, { recursive: true })
+  const files: Array<{ file: string; caption: string }> = []
+  const scenario = spec.scenarios.find((s) => s.name === 'real-trace-800') ?? spec.scenarios[spec.scenarios.length - 1]!
+  const feedback: Feedback = spec.feedbacks.includes('status-only') ? 'status-only' : spec.feedbacks[0]!
+  const clientModel = spec.clientModels[0]!
+  for (const server of [...new Set(rows.map((r) => r.server))]) {
+    const group = rows.filter((r) => r.scenario === scenario.name && r.server === server && r.feedback === feedback && r.clientModel === clientModel)
+    if (group.length === 0) continue
+    const file = join(dir, `scatter-${scenario.name}-${server}-${feedback}.svg`)
+    const caption = `429s vs completion time, ${scenario.name}, ${server}, ${feedback} (means over ${spec.seeds} seeds)`
+    await writeFile(file, scatterSvg(group.map((r) => ({ label: strategyLabel(r.strategy), completionMs: r.completionMsMean, throttled: r.throttledMean })), {
+      title: caption,
+      oracleCompletionMs: group[0]!.oracleCompletionMsMean,
+    }))
+    files.push({ file, caption })
+  }
+  const workload = generateWorkload(scenario, spec.firstSeed)
+  for (const server of spec.servers.filter((s) => s.startsWith('token-bucket'))) {
+    for (const strategy of ['exponential', 'atb'].filter((s) => spec.strategies.includes(s))) {
+      const entry = lookupStrategy(strategy)!
+      const metrics = runSimulation({
+        workload,
+        server: createServerModel(server, spec.quota, Date.UTC(2025, 0, 1)),
+        feedback,
+        strategy: entry.setup({ clients: scenario.clients, quota: spec.quota, seed: spec.firstSeed }),
+        clientModel,
+        signalPath: REAL_SIGNAL_PATH,
+        seed: spec.firstSeed,
+        rttMs: spec.rttMs,
+        originMs: Date.UTC(2025, 0, 1),
+        timeline: true,
+      })
+      const file = join(dir, `timeline-${scenario.name}-${server}-${feedback}-${strategy}.svg`)
+      const caption = `${strategyLabel(strategy)}: admitted and 429 per second, ${scenario.name}, ${server}, ${feedback}, seed ${spec.firstSeed} (${metrics.throttled} 429s)`
+      await writeFile(file, timelineSvg(metrics.timeline!, { title: caption }))
+      files.push({ file, caption })
+    }
+  }
+  return files
+}
+
+function summaryTable(rows: readonly SimRow[]): string {
+  const header = ['scenario', 'server', 'feedback', 'client', 'strategy', '429s', '±', 'Δ429', 'time s', 'Δtime', 'oracle×']
+  const lines = rows.map((r) => [
+    r.scenario, r.server, r.feedback, r.clientModel, r.strategy,
+    r.throttledMean.toFixed(1), r.throttledCi95.toFixed(1),
+    r.throttledVsUbPct === null ? '—' : `${r.throttledVsUbPct.toFixed(1)}%`,
+    (r.completionMsMean / 1000).toFixed(1), `${r.completionVsUbPct.toFixed(1)}%`, r.oracleRatio.toFixed(3),
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
+  const row = (cells: string[]) => cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  return `${[row(header), ...lines.map(row)].join('\n')}\n`
+}

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { run } from '../../src/cli/simulate.js'
+
+const root = resolve(import.meta.dirname, '../..')
+const small = ['--seeds', '2', '--scenario', 'synthetic-5c-300', '--strategy', 'atb', '--server', 'token-bucket-stepped', '--feedback', 'status-only']
+
+describe('polite-fetch simulate', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'simulate-'))
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+  })
+  afterAll(async () => {
+    vi.restoreAllMocks()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('writes JSON rows, the markdown report and SVG charts', async () => {
+    const json = join(dir, 'grid.json')
+    const markdown = join(dir, 'docs', 'results.md')
+    const svg = join(dir, 'charts')
+    const code = await run([...small, '--workers', '1', '--json', json, '--markdown', markdown, '--svg', svg])
+    expect(code).toBe(0)
+    const parsed = JSON.parse(await readFile(json, 'utf8'))
+    expect(parsed.grid).toMatchObject({ seeds: 2, strategies: ['exponential', 'atb'], servers: ['token-bucket-stepped'] })
+    expect(parsed.rows.map((r: { strategy: string }) => r.strategy)).toEqual(['exponential', 'atb'])
+    const text = await readFile(markdown, 'utf8')
+    expect(text).toContain('# Simulator results')
+    expect(text).toContain('](../charts/scatter-synthetic-5c-300-token-bucket-stepped-status-only.svg)')
+    const charts = (await readdir(svg)).sort()
+    expect(charts).toEqual([
+      'scatter-synthetic-5c-300-token-bucket-stepped-status-only.svg',
+      'timeline-synthetic-5c-300-token-bucket-stepped-status-only-atb.svg',
+      'timeline-synthetic-5c-300-token-bucket-stepped-status-only-exponential.svg',
+    ])
+  })
+
+  it('prints a table when no output file is named', async () => {
+    let printed = ''
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { printed += String(chunk); return true })
+    expect(await run([...small, '--workers', '1'])).toBe(0)
+    out.mockRestore()
+    expect(printed.split('\n')[0]).toMatch(/^scenario\s+server\s+feedback/)
+    expect(printed).toContain('synthetic-5c-300  token-bucket-stepped  status-only  paper   atb')
+  })
+
+  it('rejects unknown names and flags, and says --live is not there yet', async () => {
+    expect(await run(['--scenario', 'nope'])).toBe(1)
+    expect(await run(['--strategy', 'magic'])).toBe(1)
+    expect(await run(['--grid', 'huge'])).toBe(1)
+    expect(await run(['--seeds', '0'])).toBe(1)
+    expect(await run(['--bogus'])).toBe(1)
+    expect(await run(['--live'])).toBe(2)
+  })
+
+  it('runs through the bin with worker threads and writes the same bytes as in-process', async () => {
+    const viaBin = join(dir, 'bin.json')
+    const inProcess = join(dir, 'in-process.json')
+    await promisify(execFile)(process.execPath, [join(root, 'bin/polite-fetch.js'), 'simulate', ...small, '--workers', '2', '--json', viaBin], { cwd: root })
+    expect(await run([...small, '--workers', '1', '--json', inProcess])).toBe(0)
+    expect(await readFile(viaBin, 'utf8')).toBe(await readFile(inProcess, 'utf8'))
+  }, 60_000)
+})

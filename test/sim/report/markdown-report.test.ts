@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { normalizeSpec, PAPER_QUOTA } from '../../../src/sim/grid-spec.js'
+import { renderMarkdown } from '../../../src/sim/report/markdown-report.js'
+import { scenarioByName } from '../../../src/sim/scenarios.js'
+import { row } from '../helpers/rows.js'
+
+const spec = normalizeSpec({
+  name: 'paper', scenarios: [scenarioByName('real-trace-800')!], servers: ['token-bucket-continuous'], clientModels: ['paper'],
+  strategies: ['atb-paper', 'atb', 'aws-adaptive'], feedbacks: ['status-only'], seeds: 30, firstSeed: 1, rttMs: 20, quota: PAPER_QUOTA,
+})
+
+describe('renderMarkdown', () => {
+  const rows = [
+    row({ strategy: 'exponential', throttledMean: 1000, throttledVsUbPct: 0, completionVsUbPct: 0 }),
+    row({ strategy: 'atb-paper', throttledMean: 250, throttledVsUbPct: -75, completionVsUbPct: 22.5 }),
+    row({ strategy: 'atb', throttledMean: 80, throttledVsUbPct: -92, completionVsUbPct: 9.5, completionMsMean: 328_500 }),
+    row({ strategy: 'aws-adaptive', throttledMean: 1050, throttledVsUbPct: 5, completionVsUbPct: -0.3 }),
+  ]
+  const text = renderMarkdown(spec, rows, { timing: 'Grid time: 1 s.', charts: [{ path: 'img/a.svg', caption: 'A chart' }] })
+
+  it('puts the paper\'s figure beside our re-implementation', () => {
+    expect(text).toMatch(/\| real-trace-800 \| ATB \(`atb-paper`\) \| -70\.1% \/ \+21\.3% \| -75\.0% \/ \+22\.5% \| — \| -92\.0% \/ \+9\.5% \| — \|/)
+  })
+
+  it('marks each headline row pass or fail', () => {
+    expect(text).toContain('### token-bucket-continuous — 1 of 1 rows pass')
+    expect(text).toMatch(/\| real-trace-800 \| status-only \| paper \| 1000\.0 \| 80\.0 \| 100\.0 \| 1050\.0 \| \+9\.5% \| 1\.107 \| ≤ 1\.15× UB \| \*\*pass\*\* \|/)
+  })
+
+  it('tables every strategy in the paper\'s form, documents the set-up and links charts', () => {
+    expect(text).toContain('| real-trace-800 | 1000.0 ± 4.0 | 330.0 s | 298.0 s | -75.0% / +22.5% | -92.0% / +9.5% | +5.0% / -0.3% |')
+    expect(text).toContain('Pareto draws with α = 1.2')
+    expect(text).toContain('Grid time: 1 s.')
+    expect(text).toContain('![A chart](img/a.svg)')
+  })
+})
