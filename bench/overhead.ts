@@ -9,6 +9,10 @@
 //   throughputRatio     median polite req/s ÷ median raw req/s at 64 concurrent requests (target ≥ 0.95)
 //   addedP50Micros      median over runs of (polite p50 − raw p50) latency at concurrency 1 (target ≤ 50 µs)
 //   bytesPerIdleScope   heap per idle lane, after gc, over many scopes (target ≤ 2 KB)
+// and, for context (not targets):
+//   bytesPerIdleScopeWithoutPacer   the same with one shared stateless pacer: the limiter's own share
+//   cpuMicrosPerCall    in-process CPU cost of client.fetch over an instant fake fetch (no network),
+//                       a steadier figure than the loopback ones on a busy machine
 import { fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -17,7 +21,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { createClient } from '../src/index.js'
+import { createClient, type Pacer, type Strategy } from '../src/index.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 type Fetch = (input: string, init?: RequestInit) => Promise<Response>
@@ -74,9 +78,20 @@ function gcFunction(): () => void {
   return runInNewContext('gc') as () => void
 }
 
-async function bytesPerIdleScope(url: string, scopes: number): Promise<number> {
+/** One stateless pacer shared by every lane, so only the limiter's own per-scope memory is measured. */
+const sharedPacer: Pacer = {
+  delayMs: () => 0,
+  onSend: () => {},
+  onResult: () => {},
+  toJSON: (now) => ({ kind: 'shared', version: 1, savedAt: now }),
+  ratePerSecond: Infinity,
+  tokens: () => Infinity,
+}
+const sharedStrategy: Strategy = { name: 'shared', create: () => sharedPacer }
+
+async function bytesPerIdleScope(url: string, scopes: number, strategy?: Strategy): Promise<number> {
   const gc = gcFunction()
-  const client = createClient()
+  const client = createClient(strategy === undefined ? {} : { strategy })
   // Warm the code paths first so compiled code and one-off caches are not counted.
   for (let i = 0; i < 64; i++) await (await client.fetch(url, { politeFetch: { scope: `warm-${i}` } })).arrayBuffer()
   gc()
@@ -96,6 +111,22 @@ async function bytesPerIdleScope(url: string, scopes: number): Promise<number> {
   const live = client.stats().length
   await client.close()
   return (after - before) / (live - 64)
+}
+
+async function cpuMicrosPerCall(calls: number): Promise<number> {
+  const response = new Response('{"ok":true}')
+  const instant = (): Promise<Response> => Promise.resolve(response)
+  const client = createClient({ fetch: instant })
+  const url = 'http://127.0.0.1:9/resource'
+  const timeLoop = async (fetchImpl: (input: string) => Promise<Response>): Promise<number> => {
+    const start = performance.now()
+    for (let i = 0; i < calls; i++) await fetchImpl(url)
+    return ((performance.now() - start) * 1_000) / calls
+  }
+  const samples: number[] = []
+  for (let run = 0; run < 5; run++) samples.push((await timeLoop(client.fetch)) - (await timeLoop(instant)))
+  await client.close()
+  return median(samples)
 }
 
 async function main(): Promise<void> {
@@ -129,6 +160,8 @@ async function main(): Promise<void> {
     const throughputRatio = median(rows.map((r) => r.politeRps)) / median(rows.map((r) => r.rawRps))
     const addedP50Micros = median(rows.map((r) => r.politeP50 - r.rawP50))
     const bytes = await bytesPerIdleScope(url, 5_000)
+    const bytesWithoutPacer = await bytesPerIdleScope(url, 5_000, sharedStrategy)
+    const cpu = await cpuMicrosPerCall(50_000)
 
     console.log('run  raw req/s  polite req/s  ratio   raw p50 µs  polite p50 µs  added µs')
     for (const r of rows) {
@@ -142,11 +175,15 @@ async function main(): Promise<void> {
       throughputRatio: Number(throughputRatio.toFixed(4)),
       addedP50Micros: Number(addedP50Micros.toFixed(1)),
       bytesPerIdleScope: Math.round(bytes),
+      bytesPerIdleScopeWithoutPacer: Math.round(bytesWithoutPacer),
+      cpuMicrosPerCall: Number(cpu.toFixed(2)),
     }
     console.log('')
     console.log(`throughput ratio (median, 64 concurrent): ${result.throughputRatio}   target >= 0.95`)
     console.log(`added p50 latency (concurrency 1):       ${result.addedP50Micros} µs   target <= 50 µs`)
     console.log(`heap per idle scope:                      ${result.bytesPerIdleScope} B   target <= 2048 B`)
+    console.log(`  of which not the pacer's:               ${result.bytesPerIdleScopeWithoutPacer} B`)
+    console.log(`CPU per client.fetch over an instant fetch: ${result.cpuMicrosPerCall} µs`)
     const out = join(here, 'results', 'overhead.json')
     mkdirSync(dirname(out), { recursive: true })
     writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`)

@@ -21,11 +21,11 @@ function once(dispatch: Dispatcher.Dispatch): Promise<void> {
   })
 }
 async function bench(name: string, dispatch: Dispatcher.Dispatch, n: number) {
-  const start = performance.now()
+  const start = performance.now(); const cpu0 = process.cpuUsage()
   const workers = Array.from({ length: 64 }, async () => { for (let i = 0; i < n / 64; i++) await once(dispatch) })
   await Promise.all(workers)
-  const us = ((performance.now() - start) * 1000) / n
-  console.log(name, us.toFixed(2), 'µs/request')
+  const c = process.cpuUsage(cpu0)
+  console.log(name, ((c.user + c.system) / n).toFixed(2), 'cpu µs/request', (((performance.now() - start) * 1000) / n).toFixed(2), 'wall', (process.memoryUsage().heapUsed/1e6).toFixed(0), 'MB')
 }
 const interceptor = politeInterceptor()
 const polite = interceptor(base)

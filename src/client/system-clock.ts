@@ -30,7 +30,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 type TimeoutHandle = ReturnType<typeof setTimeout>
 
-export const systemClock: Clock & TimerClock = {
+/** The real clock, with the timer fast path the limiter uses. */
+export type SystemClock = Clock & Required<TimerClock>
+
+export const systemClock: SystemClock = {
   now: () => Date.now(),
   sleep,
   // The limiter's own timers take this callback-style fast path: no promise, no

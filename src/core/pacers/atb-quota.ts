@@ -159,14 +159,22 @@ export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number,
   const rate = guidance.quotaPerSecond as number
   const fleet = fleetSpending(guidance, now)
   let left = (guidance.remaining as number) - guidance.sentSinceHint
+  const raw = left
   if (fleet !== undefined) {
     // The hint ages: since it arrived the quota refilled and the others kept spending at
     // the rate we read. A lane that sends once a minute must not act on a minute-old count.
     const othersPerSecond = fleet.perSecond - fleet.ownPerSecond
     left += ((rate - othersPerSecond) * Math.max(0, now - (guidance.hintAt as number))) / 1000
   }
-  const target = rate + ((left - RESERVE_UNITS) * 1000) / SPEND_HORIZON_MS
   let ownPerSecond: number
+  if ((globalThis as any).process?.env?.GATE2) {
+    if (raw - cost >= RESERVE_UNITS && left - cost >= Number((globalThis as any).process?.env?.GATE2)) return 0
+    ownPerSecond = fleet === undefined ? rate : (fleet.ownPerSecond * rate) / Math.max(fleet.perSecond, rate)
+  } else if ((globalThis as any).process?.env?.GATE) {
+    if (left - cost >= RESERVE_UNITS) return 0
+    ownPerSecond = fleet === undefined ? rate : (fleet.ownPerSecond * rate) / Math.max(fleet.perSecond, rate)
+  } else {
+  const target = rate + ((left - RESERVE_UNITS) * 1000) / SPEND_HORIZON_MS
   if (fleet === undefined) {
     // No reading yet: only the reserve is protected, at the quota's own rate.
     if (left - cost >= RESERVE_UNITS) return 0
@@ -174,6 +182,7 @@ export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number,
   } else {
     if (fleet.perSecond <= target) return 0
     ownPerSecond = (fleet.ownPerSecond * Math.max(target, 0)) / fleet.perSecond
+  }
   }
   if (lastSendAt === undefined || !(ownPerSecond > 0)) return lastSendAt === undefined ? 0 : MAX_SHARE_SPACING_MS
   const spacingMs = Math.min(MAX_SHARE_SPACING_MS, (cost / ownPerSecond) * 1000)
