@@ -4,11 +4,12 @@
 //  - throughput at 64 concurrent requests on loopback, >= 5 interleaved runs each,
 //    ratio of medians (target >= 0.95);
 //  - added median latency at concurrency 1.
-// Usage: npx tsx bench/node.ts [--runs 7] [--seconds 1.5] [--serial 3000]
+// Usage: npx tsx bench/node.ts [--runs 7] [--seconds 2] [--warm 2] [--serial 3000]
 import { fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { availableParallelism, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -45,8 +46,14 @@ async function once(url: string, dispatcher: Dispatcher): Promise<void> {
   if (res.statusCode !== 200) throw new Error(`unexpected status ${res.statusCode}`)
 }
 
-/** Requests per second with `CONCURRENCY` callers looping for `seconds`. */
-async function throughput(url: string, dispatcher: Dispatcher, seconds: number): Promise<number> {
+interface RunResult {
+  requestsPerSecond: number
+  /** CPU time of this (client) process per request, µs: steadier than throughput on a busy machine. */
+  cpuMicrosPerRequest: number
+}
+
+/** `CONCURRENCY` callers looping for `seconds`. */
+async function throughput(url: string, dispatcher: Dispatcher, seconds: number): Promise<RunResult> {
   const endAt = performance.now() + seconds * 1000
   let done = 0
   const worker = async (): Promise<void> => {
@@ -56,8 +63,13 @@ async function throughput(url: string, dispatcher: Dispatcher, seconds: number):
     }
   }
   const start = performance.now()
+  const cpuStart = process.cpuUsage()
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-  return done / ((performance.now() - start) / 1000)
+  const cpu = process.cpuUsage(cpuStart)
+  return {
+    requestsPerSecond: done / ((performance.now() - start) / 1000),
+    cpuMicrosPerRequest: (cpu.user + cpu.system) / done,
+  }
 }
 
 /** Per-request latencies (µs) of `count` sequential requests. */
@@ -81,12 +93,14 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       runs: { type: 'string', default: '7' },
-      seconds: { type: 'string', default: '1.5' },
+      seconds: { type: 'string', default: '2' },
+      warm: { type: 'string', default: '2' },
       serial: { type: 'string', default: '3000' },
     },
   })
   const runs = Math.max(5, Number(values.runs))
   const seconds = Number(values.seconds)
+  const warmSeconds = Number(values.warm)
   const serialCount = Number(values.serial)
 
   const server = await startServerProcess()
@@ -95,22 +109,26 @@ async function main(): Promise<void> {
   const polite = new Agent({ connections: CONCURRENCY }).compose(interceptor)
 
   try {
-    // Warm both: connections open, JIT settled.
-    await throughput(server.url, plain, 0.5)
-    await throughput(server.url, polite, 0.5)
+    // Warm both: connections open, JIT settled (tsx compiles on first use).
+    await throughput(server.url, plain, warmSeconds)
+    await throughput(server.url, polite, warmSeconds)
 
-    const plainRps: number[] = []
-    const politeRps: number[] = []
+    const plainRuns: RunResult[] = []
+    const politeRuns: RunResult[] = []
     for (let run = 0; run < runs; run++) {
-      // Interleaved, alternating who goes first, so drift (thermal, GC) hits both alike.
+      // Interleaved, alternating who goes first, so drift (load, GC) hits both alike.
       if (run % 2 === 0) {
-        plainRps.push(await throughput(server.url, plain, seconds))
-        politeRps.push(await throughput(server.url, polite, seconds))
+        plainRuns.push(await throughput(server.url, plain, seconds))
+        politeRuns.push(await throughput(server.url, polite, seconds))
       } else {
-        politeRps.push(await throughput(server.url, polite, seconds))
-        plainRps.push(await throughput(server.url, plain, seconds))
+        politeRuns.push(await throughput(server.url, polite, seconds))
+        plainRuns.push(await throughput(server.url, plain, seconds))
       }
     }
+    const plainRps = plainRuns.map((r) => r.requestsPerSecond)
+    const politeRps = politeRuns.map((r) => r.requestsPerSecond)
+    const plainCpu = median(plainRuns.map((r) => r.cpuMicrosPerRequest))
+    const politeCpu = median(politeRuns.map((r) => r.cpuMicrosPerRequest))
 
     const plainLatency: number[] = []
     const politeLatency: number[] = []
@@ -123,12 +141,15 @@ async function main(): Promise<void> {
     const addedP50Micros = median(politeLatency) - median(plainLatency)
     const round = (n: number): number => Math.round(n)
 
-    console.log(`\nbench:node — ${runs} interleaved runs × ${seconds}s at concurrency ${CONCURRENCY}, ${serialCount} serial requests, Node ${process.version}\n`)
-    console.log('| dispatcher              | median req/s | runs (req/s)                     | p50 µs (c=1) |')
-    console.log('|-------------------------|-------------:|----------------------------------|-------------:|')
-    console.log(`| undici Agent            | ${round(median(plainRps)).toString().padStart(12)} | ${plainRps.map(round).join(' ').padEnd(32)} | ${median(plainLatency).toFixed(1).padStart(12)} |`)
-    console.log(`| Agent + politeIntercept | ${round(median(politeRps)).toString().padStart(12)} | ${politeRps.map(round).join(' ').padEnd(32)} | ${median(politeLatency).toFixed(1).padStart(12)} |`)
+    console.log(`\nbench:node — ${runs} interleaved runs × ${seconds}s at concurrency ${CONCURRENCY}, ${serialCount} serial requests, Node ${process.version}, ${availableParallelism()} CPUs\n`)
+    console.log('| dispatcher              | median req/s | runs (req/s)                          | client CPU µs/req | p50 µs (c=1) |')
+    console.log('|-------------------------|-------------:|---------------------------------------|------------------:|-------------:|')
+    const row = (name: string, rps: number[], cpu: number, latency: number[]): string =>
+      `| ${name.padEnd(23)} | ${round(median(rps)).toString().padStart(12)} | ${rps.map(round).join(' ').padEnd(37)} | ${cpu.toFixed(1).padStart(17)} | ${median(latency).toFixed(1).padStart(12)} |`
+    console.log(row('undici Agent', plainRps, plainCpu, plainLatency))
+    console.log(row('Agent + politeInterceptor', politeRps, politeCpu, politeLatency))
     console.log(`\nthroughput ratio (polite / plain, medians): ${throughputRatio.toFixed(3)} (target >= 0.95)`)
+    console.log(`CPU-time ratio (plain / polite µs per request): ${(plainCpu / politeCpu).toFixed(3)}`)
     console.log(`added p50 at concurrency 1: ${addedP50Micros.toFixed(1)} µs\n`)
 
     const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'node.json')
@@ -141,9 +162,14 @@ async function main(): Promise<void> {
       secondsPerRun: seconds,
       plainRequestsPerSecond: plainRps.map(round),
       politeRequestsPerSecond: politeRps.map(round),
+      plainCpuMicrosPerRequest: Number(plainCpu.toFixed(1)),
+      politeCpuMicrosPerRequest: Number(politeCpu.toFixed(1)),
+      cpuRatio: Number((plainCpu / politeCpu).toFixed(4)),
       plainP50Micros: Number(median(plainLatency).toFixed(1)),
       politeP50Micros: Number(median(politeLatency).toFixed(1)),
       node: process.version,
+      cpus: availableParallelism(),
+      loadAverage: loadavg().map((n) => Number(n.toFixed(2))),
       date: new Date().toISOString(),
     }
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n')

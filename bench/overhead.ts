@@ -3,7 +3,7 @@
 // interleaved runs of the raw global fetch and `client.fetch` (raw, polite, raw,
 // polite, …) so drift in the machine's state hits both alike.
 //
-//   npm run bench:overhead            (tsx bench/overhead.ts [--runs 7])
+//   npm run bench:overhead            (tsx bench/overhead.ts [--runs N], N >= 5, default 7)
 //
 // Prints a table and writes bench/results/overhead.json:
 //   throughputRatio     median polite req/s ÷ median raw req/s at 64 concurrent requests (target ≥ 0.95)
@@ -131,7 +131,7 @@ async function cpuMicrosPerCall(calls: number): Promise<number> {
 
 async function main(): Promise<void> {
   const runsArg = process.argv.indexOf('--runs')
-  const runs = Math.max(5, runsArg > 0 ? Number(process.argv[runsArg + 1]) || 5 : 5)
+  const runs = Math.max(5, runsArg > 0 ? Number(process.argv[runsArg + 1]) || 7 : 7)
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { port: number }).port))

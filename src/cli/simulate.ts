@@ -227,7 +227,7 @@ async function writeCharts(dir: string, spec: GridSpec, rows: readonly SimRow[])
     const file = join(dir, `scatter-${scenario.name}-${server}-${feedback}.svg`)
     const caption = `429s vs completion time, ${scenario.name}, ${server}, ${feedback} (means over ${spec.seeds} seeds)`
     await writeFile(file, scatterSvg(group.map((r) => ({ label: strategyLabel(r.strategy), completionMs: r.completionMsMean, throttled: r.throttledMean })), {
-      title: caption,
+      title: `${scenario.name} · ${server} · ${feedback}`,
       oracleCompletionMs: group[0]!.oracleCompletionMsMean,
     }))
     files.push({ file, caption })
@@ -250,7 +250,7 @@ async function writeCharts(dir: string, spec: GridSpec, rows: readonly SimRow[])
       })
       const file = join(dir, `timeline-${scenario.name}-${server}-${feedback}-${strategy}.svg`)
       const caption = `${strategyLabel(strategy)}: admitted and 429 per second, ${scenario.name}, ${server}, ${feedback}, seed ${spec.firstSeed} (${metrics.throttled} 429s)`
-      await writeFile(file, timelineSvg(metrics.timeline!, { title: caption }))
+      await writeFile(file, timelineSvg(metrics.timeline!, { title: `${strategyLabel(strategy)} · ${scenario.name} · ${server} · ${feedback} · seed ${spec.firstSeed}: ${metrics.throttled} 429s` }))
       files.push({ file, caption })
     }
   }

@@ -137,7 +137,7 @@ export function createClient(options: ClientOptions = {}): Client {
     }
     if (typeof cost !== 'number' || !(cost >= 0) || !Number.isFinite(cost)) cost = 1
 
-    let attemptInit: RequestInit & { politeFetch?: unknown; duplex?: string } = {}
+    let attemptInit: (RequestInit & { politeFetch?: unknown; duplex?: string }) | undefined
     if (init !== undefined) {
       attemptInit = { ...init }
       if (polite !== undefined) delete attemptInit.politeFetch
@@ -147,7 +147,8 @@ export function createClient(options: ClientOptions = {}): Client {
     if (typeof polite?.body === 'function') body = { kind: 'factory', factory: polite.body }
     else if (init?.body !== undefined && init.body !== null) {
       body = isReplayableBody(init.body) ? { kind: 'value', value: init.body } : { kind: 'once', value: init.body }
-    } else if (request !== undefined && request.body !== null && (init === undefined || !('body' in init))) {
+    } else if (request !== undefined && request.body !== null) {
+      // init.body null/undefined means "the Request's own body", as in fetch.
       if (request.bodyUsed) throw new TypeError('polite-fetch: the Request body has already been used')
       pendingRead = readBounded(request.body, clientOptions.maxBodyBytes)
     }
@@ -176,7 +177,7 @@ export function createClient(options: ClientOptions = {}): Client {
       if (read.replayable) {
         job.body = { kind: 'value', value: read.bytes as BodyInit }
       } else {
-        attemptInit.duplex = 'half' // required by fetch for a stream body
+        job.init = { ...attemptInit, duplex: 'half' } // required by fetch for a stream body
         job.body = { kind: 'once', value: read.stream as BodyInit }
         job.retryErrors = false
       }

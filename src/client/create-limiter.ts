@@ -4,24 +4,20 @@
 // Request or a Response, only the Signal each attempt produced.
 //
 // Hot path (a scope that has seen no congestion): run() → one Call object, one
-// promise, one AbortController, one deadline timer → the attempt starts in the same
-// tick (no queue, no wake timer) → its outcome settles the call. Everything that can
-// wait goes through the lane's queue and a single wake timer per lane, which is
-// re-computed whenever a result arrives, so a 429 during a wait lengthens it.
-import { decideRetry, type GiveUpReason, jitteredRetryAt } from '../core/retry-policy.js'
-import type { Pacer, PacerState, Signal } from '../core/types.js'
+// promise, one deadline timer (no AbortController unless `timeoutMs` is set) → the
+// attempt starts in the same tick (no queue, no wake timer) → its outcome settles
+// the call. Everything that waits goes through the lane's queue and a single wake
+// timer per lane, re-computed whenever a result arrives, so a 429 during a wait
+// lengthens it instead of leaving a stale reservation.
+import { decideRetry, type GiveUpReason } from '../core/retry-policy.js'
+import type { Pacer, Signal } from '../core/types.js'
 import { Call, type CallOwner, fireCallTimer } from './call.js'
-import {
-  ClosedError,
-  DeadlineError,
-  PoliteFetchError,
-  type PoliteFetchErrorOptions,
-  QueueFullError,
-  RetryAfterTooLongError,
-  RetryBudgetError,
-} from './errors.js'
-import { Lane, type ScopeStats } from './lane.js'
-import { LanePersistence } from './lane-persistence.js'
+import { closedError, deadlineError, errorInit, giveUpError } from './call-errors.js'
+import { ClosedError, QueueFullError } from './errors.js'
+import type { Lane, ScopeStats } from './lane.js'
+import { feedLane } from './lane-feedback.js'
+import type { LanePersistence } from './lane-persistence.js'
+import { LaneRegistry } from './lane-registry.js'
 import { LimiterEmitter, type LimiterEventName, type Listener } from './limiter-events.js'
 import type { AttemptOutcome, Job } from './limiter-types.js'
 import { type LimiterOptions, type ResolvedLimiterOptions, resolveLimiterOptions } from './options.js'
@@ -40,26 +36,15 @@ export interface Limiter {
 /** What a failed attempt (no outcome) tells the pacer. Frozen: shared by every failure. */
 const ERROR_SIGNAL: Signal = Object.freeze({ kind: 'error', status: 0 }) as Signal
 
-function wakeLane(this: void, target: { engine: Engine; lane: Lane }): void {
-  target.lane.wakeTimer = undefined
-  target.engine.pump(target.lane)
-}
-
-function sweepFired(engine: Engine): void {
-  engine.sweepTimer = undefined
-  engine.sweep()
-}
-
-function finiteOr(value: unknown, fallback: number, min: number): number {
+/** A per-job override when it is a number >= min (Infinity allowed), else the limiter's option. */
+function numberOr(value: unknown, fallback: number, min: number): number {
   return typeof value === 'number' && value >= min && !Number.isNaN(value) ? value : fallback
 }
 
 class Engine implements CallOwner {
   readonly o: ResolvedLimiterOptions
-  readonly lanes = new Map<string, Lane>()
   readonly emitter = new LimiterEmitter()
-  readonly persistence: LanePersistence | undefined
-  sweepTimer: unknown = undefined
+  readonly registry: LaneRegistry
   /** Calls with an attempt in flight, so close() can abort them. */
   readonly #running = new Set<Call<unknown>>()
   #seq = 0
@@ -67,16 +52,17 @@ class Engine implements CallOwner {
   /** The signal of attempts that have none of their own; aborted by close(). Created on first use. */
   #lifetime: AbortController | undefined
 
+  constructor(options: ResolvedLimiterOptions) {
+    this.o = options
+    this.registry = new LaneRegistry(options, (lane) => this.pump(lane))
+  }
+
   get lifetime(): AbortController {
     return (this.#lifetime ??= new AbortController())
   }
 
-  constructor(options: ResolvedLimiterOptions) {
-    this.o = options
-    this.persistence =
-      options.store === undefined
-        ? undefined
-        : new LanePersistence(options.store, options.storeKeyPrefix, options.clock, options.persistIntervalMs)
+  get persistence(): LanePersistence | undefined {
+    return this.registry.persistence
   }
 
   run<T>(job: Job<T>): Promise<T> {
@@ -88,9 +74,9 @@ class Engine implements CallOwner {
     if (signal?.aborted) return Promise.reject(signal.reason)
     const o = this.o
     const now = o.clock.now()
-    const lane = this.laneFor(job.scope, now)
-    const deadlineMs = finiteOr(job.deadlineMs, o.deadlineMs, 0)
-    const retryBudget = finiteOr(job.retryBudget, o.retryBudget, 0)
+    const lane = this.registry.laneFor(job.scope, now)
+    const deadlineMs = numberOr(job.deadlineMs, o.deadlineMs, 0)
+    const retryBudget = numberOr(job.retryBudget, o.retryBudget, 0)
     const call = new Call<T>(this, lane, job, ++this.#seq, now, deadlineMs, retryBudget)
     const promise = new Promise<T>((resolve, reject) => {
       call.resolve = resolve
@@ -99,39 +85,6 @@ class Engine implements CallOwner {
     signal?.addEventListener('abort', call)
     this.admit(call as Call<unknown>, now)
     return promise
-  }
-
-  laneFor(scope: string, now: number): Lane {
-    let lane = this.lanes.get(scope)
-    if (lane !== undefined) return lane
-    const persistence = this.persistence
-    if (persistence === undefined) {
-      lane = new Lane(scope, this.createPacer(now, undefined), now)
-    } else {
-      // Calls queue until the saved state is back (or known absent): resuming a
-      // congested scope with a fresh, unthrottled pacer would burst into its quota.
-      lane = new Lane(scope, undefined, now)
-      const restoring = lane
-      void persistence.restore(scope).then((state) => {
-        restoring.pacer = this.createPacer(this.o.clock.now(), state)
-        this.pump(restoring)
-      })
-    }
-    this.lanes.set(scope, lane)
-    if (this.sweepTimer === undefined) this.sweepTimer = startTimer(this.o.clock, this.o.idleMs, sweepFired, this, true)
-    return lane
-  }
-
-  createPacer(now: number, state: PacerState | undefined): Pacer {
-    const { strategy, random } = this.o
-    if (state !== undefined) {
-      try {
-        return strategy.create({ now, random, state })
-      } catch {
-        // State from another version or a hostile writer: start fresh rather than fail.
-      }
-    }
-    return strategy.create({ now, random })
   }
 
   admit(call: Call<unknown>, now: number): void {
@@ -151,11 +104,11 @@ class Engine implements CallOwner {
     }
     if (lane.queue.size >= o.maxQueue) {
       const message = `polite-fetch: the queue of ${lane.scope} is full (${o.maxQueue} waiting)`
-      this.giveUp(call, new QueueFullError(message, this.errorInit(call)), 'queue-full', undefined)
+      this.giveUp(call, new QueueFullError(message, errorInit(call)), 'queue-full', undefined)
       return
     }
     if (lane.gateUntil > call.deadlineAt) {
-      this.giveUp(call, this.deadlineError(call, lane.gateUntil), 'deadline', lane.gateUntil)
+      this.giveUp(call, deadlineError(call, lane.gateUntil), 'deadline', lane.gateUntil)
       return
     }
     this.enqueue(call, now)
@@ -188,31 +141,16 @@ class Engine implements CallOwner {
       if (sendAt > now) {
         if (sendAt > head.deadlineAt) {
           lane.queue.shift()
-          this.giveUp(head, this.deadlineError(head, sendAt), 'deadline', sendAt)
+          this.giveUp(head, deadlineError(head, sendAt), 'deadline', sendAt)
           continue
         }
-        this.scheduleWake(lane, sendAt, now)
+        this.registry.scheduleWake(lane, sendAt, now)
         return
       }
       lane.queue.shift()
       this.startAttempt(head, now)
     }
-    this.cancelWake(lane)
-  }
-
-  scheduleWake(lane: Lane, at: number, now: number): void {
-    if (lane.wakeTimer !== undefined) {
-      if (lane.wakeAt === at) return
-      cancelTimer(this.o.clock, lane.wakeTimer)
-    }
-    lane.wakeAt = at
-    lane.wakeTimer = startTimer(this.o.clock, at - now, wakeLane, { engine: this, lane })
-  }
-
-  cancelWake(lane: Lane): void {
-    if (lane.wakeTimer === undefined) return
-    cancelTimer(this.o.clock, lane.wakeTimer)
-    lane.wakeTimer = undefined
+    this.registry.cancelWake(lane)
   }
 
   startAttempt(call: Call<unknown>, now: number): void {
@@ -361,22 +299,10 @@ class Engine implements CallOwner {
     retryAt: number | undefined,
     now: number,
   ): void {
-    const init = { ...this.errorInit(call), retryAt, cause: error }
-    let failure: PoliteFetchError | undefined
-    if (reason === 'retry-budget') {
-      failure = new RetryBudgetError(`polite-fetch: retry budget of ${call.retryBudget} used up`, init)
-    } else if (reason === 'retry-after-too-long') {
-      const waitMs = (retryAt ?? now) - now
-      failure = new RetryAfterTooLongError(
-        `polite-fetch: the server asked to wait ${Math.round(waitMs)} ms, more than maxRetryAfterMs (${this.o.maxRetryAfterMs})`,
-        init,
-      )
-    } else if (reason === 'deadline') {
-      failure = this.deadlineError(call, retryAt, error)
-    }
+    const failure = giveUpError(reason, call, retryAt, now, error, this.o.maxRetryAfterMs)
     if (failure !== undefined) {
       outcome?.discard?.()
-      this.giveUp(call, failure, reason as GiveUpReason, retryAt)
+      this.giveUp(call, failure, reason, retryAt)
       return
     }
     // Not retryable (by the job's word or by safety rules): the caller gets what the
@@ -389,49 +315,13 @@ class Engine implements CallOwner {
   }
 
   feed(call: Call<unknown>, signal: Signal, now: number): void {
+    if (!feedLane(this, call, signal, now)) return
+    // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.
     const lane = call.lane
-    const pacer = lane.pacer as Pacer
-    const previousPerSecond = pacer.ratePerSecond
-    pacer.onResult(now, signal)
-    this.persistence?.markDirty(lane)
-    switch (signal.kind) {
-      case 'ok':
-        lane.successes++
-        break
-      case 'error':
-        lane.errors++
-        break
-      default: {
-        if (signal.kind === 'throttled') lane.throttled++
-        else lane.overloaded++
-        const retryAt = signal.retryAt
-        if (typeof retryAt === 'number' && retryAt > now) this.gate(lane, retryAt, now)
-        if (this.emitter.has('throttled')) {
-          this.emitter.emit('throttled', {
-            scope: lane.scope,
-            label: call.job.label,
-            attempt: call.attempts,
-            kind: signal.kind,
-            status: signal.status,
-            retryAt: signal.retryAt,
-          })
-        }
-      }
+    const until = lane.gateUntil
+    for (const hopeless of lane.queue.removeWhere((queued) => queued.deadlineAt < until)) {
+      this.giveUp(hopeless, deadlineError(hopeless, until), 'deadline', until)
     }
-    const ratePerSecond = pacer.ratePerSecond
-    if (ratePerSecond !== previousPerSecond && this.emitter.has('rate')) {
-      this.emitter.emit('rate', { scope: lane.scope, ratePerSecond, previousPerSecond })
-    }
-  }
-
-  /** The server said "not before retryAt": nothing in this lane goes earlier, and hopeless waits end now. */
-  gate(lane: Lane, retryAt: number, now: number): void {
-    const o = this.o
-    const until = jitteredRetryAt(now, retryAt, o.jitterRatio, o.maxJitterMs, o.random)
-    if (until <= lane.gateUntil) return
-    lane.gateUntil = until
-    const hopeless = lane.queue.removeWhere((call) => call.deadlineAt < until)
-    for (const call of hopeless) this.giveUp(call, this.deadlineError(call, until), 'deadline', until)
   }
 
   onCallerAbort(call: Call<unknown>): void {
@@ -462,7 +352,7 @@ class Engine implements CallOwner {
       lane.queue.remove(call)
       retryAt = Math.max(lane.gateUntil, call.notBefore, now + (lane.pacer?.delayMs(now, call.cost) ?? 0))
     }
-    const error = this.deadlineError(call, retryAt)
+    const error = deadlineError(call, retryAt)
     call.controller?.abort(error)
     this.giveUp(call, error, 'deadline', retryAt)
     this.pump(lane)
@@ -478,7 +368,7 @@ class Engine implements CallOwner {
     call.job.signal?.removeEventListener('abort', call)
   }
 
-  giveUp(call: Call<unknown>, error: unknown, reason: GiveUpReason, retryAt: number | undefined): void {
+  giveUp(call: Call<unknown>, error: unknown, reason: GiveUpReason | string, retryAt: number | undefined): void {
     this.settle(call)
     call.lane.giveUps++
     this.emitGiveUp(call, reason, retryAt)
@@ -497,75 +387,29 @@ class Engine implements CallOwner {
     })
   }
 
-  errorInit(call: Call<unknown>): PoliteFetchErrorOptions {
-    return { request: call.job.label, signal: call.lastSignal, attempts: call.attempts }
-  }
-
-  deadlineError(call: Call<unknown>, retryAt: number | undefined, cause?: unknown): DeadlineError {
-    const when = retryAt === undefined ? '' : ` (next possible attempt at ${new Date(retryAt).toISOString()})`
-    return new DeadlineError(`polite-fetch: deadline reached for ${call.job.label ?? call.lane.scope}${when}`, {
-      ...this.errorInit(call),
-      retryAt,
-      cause,
-    })
-  }
-
-  sweep(): void {
-    const now = this.o.clock.now()
-    for (const [scope, lane] of this.lanes) {
-      if (lane.pacer === undefined || !lane.isIdle() || now - lane.lastActiveAt < this.o.idleMs) continue
-      // Without a store, a lane still gated by a server's retryAt is kept: forgetting the
-      // gate would let the next call go out before the server allows it.
-      if (this.persistence === undefined && lane.gateUntil > now) continue
-      this.cancelWake(lane)
-      this.lanes.delete(scope)
-      void this.persistence?.write(lane, now)
-    }
-    if (this.lanes.size > 0 && !this.#closed) {
-      this.sweepTimer = startTimer(this.o.clock, this.o.idleMs, sweepFired, this, true)
-    }
-  }
-
-  stats(): ScopeStats[] {
-    const now = this.o.clock.now()
-    const result: ScopeStats[] = []
-    for (const lane of this.lanes.values()) result.push(lane.stats(now))
-    return result
-  }
-
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    const clock = this.o.clock
-    const now = clock.now()
-    if (this.sweepTimer !== undefined) {
-      cancelTimer(clock, this.sweepTimer)
-      this.sweepTimer = undefined
-    }
-    for (const lane of this.lanes.values()) {
-      this.cancelWake(lane)
-      for (const call of lane.queue.removeWhere(() => true)) {
-        this.giveUp(call, new ClosedError('polite-fetch: the limiter was closed', this.errorInit(call)), 'closed', undefined)
-      }
+    for (const lane of this.registry.lanes.values()) {
+      for (const call of lane.queue.removeWhere(() => true)) this.giveUp(call, closedError(call), 'closed', undefined)
     }
     // Calls in flight: abort their attempts and reject them now rather than after the network answers.
     for (const call of [...this.#running]) {
       if (call.state !== 'running') continue
-      const error = new ClosedError('polite-fetch: the limiter was closed', this.errorInit(call))
+      const error = closedError(call)
       call.controller?.abort(error)
       this.giveUp(call, error, 'closed', undefined)
     }
     this.#lifetime?.abort(new ClosedError('polite-fetch: the limiter was closed'))
-    await this.persistence?.flushAll(this.lanes.values())
+    await this.registry.close()
   }
-
 }
 
 export function createLimiter(options: LimiterOptions = {}): Limiter {
   const engine = new Engine(resolveLimiterOptions(options))
   return {
     run: (job) => engine.run(job),
-    stats: () => engine.stats(),
+    stats: () => engine.registry.stats(),
     on: (event, listener) => engine.emitter.on(event, listener),
     close: () => engine.close(),
   }

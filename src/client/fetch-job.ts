@@ -54,8 +54,8 @@ class FetchOutcome implements AttemptOutcome<Response> {
 export interface FetchJobInit {
   context: FetchContext
   input: RequestInfo | URL
-  /** The init handed to every attempt (a private copy: the job sets `signal` and `body` on it). */
-  init: RequestInit
+  /** The init handed to every attempt (a private copy: the job sets `signal` and `body` on it); none for a bare call. */
+  init: (RequestInit & { duplex?: string }) | undefined
   body: BodySource
   scope: string
   cost: number
@@ -101,16 +101,20 @@ export class FetchJob implements Job<Response> {
 
   async attempt(attemptSignal: AbortSignal | undefined, attemptNumber: number): Promise<AttemptOutcome<Response>> {
     const p = this.#p
-    const init = p.init
-    // undefined when nothing but the caller could abort: fetch then gets no signal at all
-    // (a Request's `signal` from `input` still applies, as with plain fetch).
-    if (attemptSignal !== undefined || init.signal !== undefined) init.signal = attemptSignal
     const body = p.body
-    if (body.kind === 'value') init.body = body.value
-    else if (body.kind === 'factory') init.body = body.factory()
-    else if (body.kind === 'once') {
-      if (attemptNumber > 1) throw new TypeError('polite-fetch: a streamed body cannot be sent twice')
-      init.body = body.value
+    // No init at all for a plain `client.fetch(url)`: fetch does the least work then.
+    let init = p.init
+    if (init === undefined && (attemptSignal !== undefined || body.kind !== 'none')) init = p.init = {}
+    if (init !== undefined) {
+      // undefined when nothing but the caller could abort: fetch then gets no signal at all
+      // (a Request's own `signal` still applies, as with plain fetch).
+      if (attemptSignal !== undefined || init.signal !== undefined) init.signal = attemptSignal
+      if (body.kind === 'value') init.body = body.value
+      else if (body.kind === 'factory') init.body = body.factory()
+      else if (body.kind === 'once') {
+        if (attemptNumber > 1) throw new TypeError('polite-fetch: a streamed body cannot be sent twice')
+        init.body = body.value
+      }
     }
     const response = await p.context.underlying()(p.input, init)
     const headers = response.headers

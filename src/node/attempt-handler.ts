@@ -44,8 +44,8 @@ export class AttemptHandler implements Handler {
   head: ResponseHead | undefined
   /** The failure, when the attempt ended without a response. */
   error: Error | undefined
-  /** The limiter's signal for this attempt (timeout, deadline, caller abort, close). */
-  readonly attemptSignal: AbortSignal
+  /** The limiter's signal for this attempt (timeout, deadline, close), when it is not the caller's own. */
+  readonly attemptSignal: AbortSignal | undefined
   /** Settles the limiter's attempt promise. */
   readonly resolveOutcome: (outcome: AttemptOutcome<AttemptHandler>) => void
   #mode: Mode = 'waiting'
@@ -58,7 +58,7 @@ export class AttemptHandler implements Handler {
 
   constructor(
     owner: AttemptOwner,
-    attemptSignal: AbortSignal,
+    attemptSignal: AbortSignal | undefined,
     resolveOutcome: (outcome: AttemptOutcome<AttemptHandler>) => void,
   ) {
     this.#owner = owner
@@ -68,7 +68,7 @@ export class AttemptHandler implements Handler {
 
   /** The attempt signal aborted (this object is its listener: no closure per attempt). */
   handleEvent(): void {
-    const reason: unknown = this.attemptSignal.reason
+    const reason: unknown = this.attemptSignal?.reason
     this.abort(reason instanceof Error ? reason : new errors.RequestAbortedError(String(reason ?? 'aborted')))
   }
 
@@ -77,8 +77,10 @@ export class AttemptHandler implements Handler {
     this.value.discard()
   }
 
-  /** Abort this attempt's request (timeout, caller abort, discard of a long body). */
+  /** Abort this attempt's request while in flight (timeout, caller abort, deadline) or once delivered (caller abort). */
   abort(reason: Error): void {
+    // A held or discarded response is already decided on: it is drained, not cut off.
+    if (this.#mode === 'held' || this.#mode === 'discarded') return
     if (this.#controller) this.#controller.abort(reason)
     else this.#pendingAbort ??= reason
   }

@@ -114,9 +114,11 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
   fail(error: unknown): void {
     // Once delivered, the response belongs to the caller; only undici's own callbacks settle it.
     if (this.#delivered) return
+    const reason = error instanceof Error ? error : new Error(String(error))
+    // An attempt still in flight (deadline, close) is cancelled, not left to finish unseen.
+    this.#current?.abort(reason)
     this.#current?.discard()
     if (!this.settle()) return
-    const reason = error instanceof Error ? error : new Error(String(error))
     this.handler.onResponseError?.(this, reason)
   }
 
@@ -132,12 +134,15 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
   }
 
   /** One limiter attempt = one real dispatch down the chain. */
-  attempt(attemptSignal: AbortSignal): Promise<AttemptOutcome<AttemptHandler>> {
+  attempt(attemptSignal: AbortSignal | undefined): Promise<AttemptOutcome<AttemptHandler>> {
     return new Promise((resolve) => {
-      const attempt = new AttemptHandler(this, attemptSignal, resolve)
+      // Without a per-attempt timeout the limiter hands back our own caller signal, whose
+      // abort already reaches the current attempt (see abort()): no listener needed.
+      const signal = attemptSignal === this.signal ? undefined : attemptSignal
+      const attempt = new AttemptHandler(this, signal, resolve)
       this.#current = attempt
-      if (attemptSignal.aborted) attempt.handleEvent()
-      else attemptSignal.addEventListener('abort', attempt)
+      if (signal?.aborted) attempt.handleEvent()
+      else signal?.addEventListener('abort', attempt)
       try {
         this.#context.dispatch(this.#opts, attempt)
       } catch (error) {
@@ -152,7 +157,7 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
 
   /** The attempt's response head (or failure) is in: tell the limiter what it said. */
   onHead(attempt: AttemptHandler): void {
-    attempt.attemptSignal.removeEventListener('abort', attempt)
+    attempt.attemptSignal?.removeEventListener('abort', attempt)
     const outcome = this.#outcome(attempt)
     // A response that is not congestion is final whatever the limiter's state: hand it
     // over now, in undici's own callback, instead of pausing the socket for a round trip

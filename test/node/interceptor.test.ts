@@ -225,6 +225,30 @@ describe('politeInterceptor with undici.request', () => {
     expect(limiter.stats()[0]).toMatchObject({ errors: 1, successes: 1 })
   })
 
+  it('the deadline ends a call whose attempt hangs, and cancels that attempt', async () => {
+    const never = new Promise<void>(() => undefined)
+    const { server, dispatcher, limiter } = await setup(() => ({ status: 200, holdUntil: never }), { deadlineMs: 100 })
+    await expect(request(`${server.url}/`, { dispatcher })).rejects.toMatchObject({ name: 'DeadlineError' })
+    expect(server.received).toHaveLength(1)
+    expect(limiter.stats()[0]).toMatchObject({ inFlight: 0, queued: 0 })
+  })
+
+  it('closing the limiter settles waiting and in-flight requests with ClosedError', async () => {
+    const never = new Promise<void>(() => undefined)
+    const { server, dispatcher, limiter } = await setup((n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '20' } } : { status: 200, holdUntil: never },
+    )
+    const waiting = request(`${server.url}/a`, { dispatcher })
+    for (let i = 0; i < 200 && limiter.stats()[0]?.queued !== 1; i++) await new Promise((r) => setTimeout(r, 5))
+    const other = await startScriptedServer(() => ({ status: 200, holdUntil: never }))
+    cleanups.push(() => other.close())
+    const inFlight = request(`${other.url}/b`, { dispatcher })
+    for (let i = 0; i < 200 && other.received.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
+    await limiter.close()
+    await expect(waiting).rejects.toMatchObject({ name: 'ClosedError' })
+    await expect(inFlight).rejects.toMatchObject({ name: 'ClosedError' })
+  })
+
   it('a network failure is retried for GET but not for POST', async () => {
     const dropFirst = (n: number): Reply => (n === 1 ? { status: 0, destroy: true } : { status: 200, body: 'fine' })
     const get = await setup(dropFirst, { errorBackoffBaseMs: 1 })

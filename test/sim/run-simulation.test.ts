@@ -158,3 +158,68 @@ describe('runSimulation', () => {
     expect(metrics.completed).toBe(1)
   })
 })
+
+describe('runSimulation telemetry (AATB)', () => {
+  it('reports when the pacer says it is due, one report in flight, and hands back the aggregate', () => {
+    const reports: Array<{ at: number; client: string; backlog: number | undefined; throttled: number }> = []
+    const aggregates: Array<{ at: number; active: number }> = []
+    let created = 0
+    const strategy = {
+      name: 'reporting',
+      create() {
+        const id = created++
+        let attempts = 0
+        let throttledSince = 0
+        let nextRoutine = origin + 30_000
+        return {
+          delayMs: () => 0,
+          onSend: () => { attempts++ },
+          onResult: (_now: number, signal: { kind: string }) => { if (signal.kind === 'throttled') throttledSince++ },
+          retryDelayMs: () => 5000,
+          toJSON: (now: number) => ({ kind: 'reporting', version: 1, savedAt: now }),
+          ratePerSecond: Infinity,
+          tokens: () => Infinity,
+          reportDueAt: (now: number) => (throttledSince > 0 ? now : nextRoutine),
+          takeReport: (now: number) => {
+            while (nextRoutine <= now) nextRoutine += 30_000
+            const report = { attempts, throttled: throttledSince }
+            attempts = 0
+            throttledSince = 0
+            return report
+          },
+          onAggregate: (now: number, aggregate: { activeClients: number }) => { aggregates.push({ at: now - origin, active: aggregate.activeClients }) },
+          id,
+        }
+      },
+    }
+    const metrics = runSimulation({
+      workload: tiny([0, 0, 0, 40_000], [0, 0]),
+      server: tokenBucket({ capacity: 3, perMinute: 60, now: origin }),
+      feedback: 'status-only',
+      strategy: {
+        strategy,
+        telemetry: {
+          aggregator: {
+            report(report, now) {
+              reports.push({ at: now - origin, client: report.clientId, backlog: report.backlog, throttled: report.throttled })
+              return { v: 1, scope: report.scope, activeClients: 2, totalAttempts: 0, throttledReports: 0, windowMs: 30_000 }
+            },
+          },
+        },
+      },
+      clientModel: 'paper',
+      signalPath: standInSignals,
+      seed: 1,
+    })
+    expect(metrics.completed).toBe(6)
+    // Client 1's second request is refused at 0.04 s: it reports at once, with its backlog.
+    expect(reports[0]).toEqual({ at: 40, client: 'c1', backlog: 1, throttled: 1 })
+    // Routine reports every 30 s while a client has work left; none after it finished.
+    expect(reports.filter((r) => r.client === 'c0' && r.throttled === 0).map((r) => r.at)).toEqual([30_000])
+    expect(reports.every((r) => r.at <= 40_020)).toBe(true)
+    // Each reply arrives one RTT later and reaches the pacer.
+    expect(aggregates[0]).toEqual({ at: 60, active: 2 })
+    expect(aggregates).toHaveLength(reports.length)
+    expect(metrics.telemetryMessages).toBe(reports.length)
+  })
+})

@@ -41,7 +41,7 @@ export const AATB_DEFAULTS: ResolvedAatbOptions = {
 
 /** Merge options over the defaults; values that make no sense fall back to the default. */
 export function resolveAatbOptions(options: AatbOptions = {}): ResolvedAatbOptions {
-  const o: ResolvedAatbOptions = { ...AATB_DEFAULTS, atb: options.atb ?? {} }
+  const o: ResolvedAatbOptions = { ...AATB_DEFAULTS, atb: options.atb ?? {}, ...(options as any).x }
   for (const key of Object.keys(AATB_DEFAULTS) as (keyof AatbOptions)[]) {
     if (key === 'atb') continue
     const value = options[key]

@@ -36,6 +36,7 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
   let congestedSince = 0
   let rate = Infinity
   let shareEstimate = 0
+  let cutFromRate = 0
   let tokens = o.burstUnits
   let refilledAt = now0
   let createdAt = now0
@@ -97,6 +98,8 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
     const since = congested ? congestedSince : createdAt
     const admitted = log.admittedPerSecond(now, o.windowMs, since, o.minSpanMs, o.minSamples)
     let next: number
+    const first = !congested
+    cutFromRate = congested ? ((o as any).refMax ? Math.max(rate, now - lastCongestionAt < (o as any).refMax ? cutFromRate : 0) : rate) : 0
     if (!congested) {
       // No rate yet: start from what got through, and at most half of what was sent.
       const sent = log.counts(now, Math.max(o.minSpanMs, Math.min(o.windowMs, now - createdAt)))
@@ -112,6 +115,8 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
     congested = true
     lastCongestionAt = now
     tokens = Math.min(0, available(now))
+    const jitter = (o as any).jitter ?? 0
+    if (jitter === 2 || (jitter === 1 && first)) tokens = Math.max(tokens, 1 - init.random())
     refilledAt = now
     echoesToIgnore = Math.max(0, inFlight)
   }
@@ -137,7 +142,12 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
         // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
         const gapMs = lastSendAt === undefined ? Infinity : now - lastSendAt
         if (gapMs <= o.usingRateSlack * ((units || 1) / rate) * 1000) {
-          rate = Math.min(o.maxRatePerSecond, rate * Math.exp(o.growthPerSecond * (gapMs / 1000)))
+          const band = (o as any).plateauBand ?? 0
+          const ref = cutFromRate > 0 ? cutFromRate : shareEstimate
+          const near = band > 0 && rate > ref * (1 - band) && rate < ref * (1 + band) && now - lastCongestionAt < ((o as any).plateauMs ?? Infinity)
+          const below = rate < ref * (1 - band)
+          const g = near ? o.growthPerSecond * ((o as any).plateauFactor ?? 1) : below ? o.growthPerSecond * ((o as any).belowFactor ?? 1) : o.growthPerSecond
+          rate = Math.min(o.maxRatePerSecond, rate * Math.exp(g * (gapMs / 1000)))
         } else {
           // Back from a quiet spell: no more than a margin over what has been getting through.
           rate = Math.min(rate, ceiling(now))

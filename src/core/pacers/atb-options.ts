@@ -61,7 +61,7 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
 
 /** Merge options over the defaults; values that make no sense fall back to the default. */
 export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions {
-  const o: ResolvedAtbOptions = { ...ATB_DEFAULTS }
+  const o: ResolvedAtbOptions = { ...ATB_DEFAULTS, ...(options as any).x }
   const positive = (key: Exclude<keyof AtbOptions, 'honourRetryAfter'>, allowZero = false): void => {
     const value = options[key]
     if (typeof value === 'number' && !Number.isNaN(value) && (value > 0 || (allowZero && value === 0))) o[key] = value

@@ -44,8 +44,8 @@ const MAX_SAMPLES = 64
  * doubles the 429s of a 100-client fleet; a reserve that grows with the fleet costs its
  * light clients completion time.
  */
-const RESERVE_UNITS = Number((globalThis as any).process?.env?.RES ?? 8)
-const SPEND_HORIZON_MS = Number((globalThis as any).process?.env?.HOR ?? 30_000)
+const RESERVE_UNITS = 12
+const SPEND_HORIZON_MS = 30_000
 
 /** The request quota a response announced, preferring the policy the signal names, else the tightest. */
 export function quotaHintOf(signal: Signal): { quota: number; windowMs: number } | undefined {
@@ -159,7 +159,6 @@ export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number,
   const rate = guidance.quotaPerSecond as number
   const fleet = fleetSpending(guidance, now)
   let left = (guidance.remaining as number) - guidance.sentSinceHint
-  const raw = left
   if (fleet !== undefined) {
     // The hint ages: since it arrived the quota refilled and the others kept spending at
     // the rate we read. A lane that sends once a minute must not act on a minute-old count.
@@ -167,13 +166,6 @@ export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number,
     left += ((rate - othersPerSecond) * Math.max(0, now - (guidance.hintAt as number))) / 1000
   }
   let ownPerSecond: number
-  if ((globalThis as any).process?.env?.GATE2) {
-    if (raw - cost >= RESERVE_UNITS && left - cost >= Number((globalThis as any).process?.env?.GATE2)) return 0
-    ownPerSecond = fleet === undefined ? rate : (fleet.ownPerSecond * rate) / Math.max(fleet.perSecond, rate)
-  } else if ((globalThis as any).process?.env?.GATE) {
-    if (left - cost >= RESERVE_UNITS) return 0
-    ownPerSecond = fleet === undefined ? rate : (fleet.ownPerSecond * rate) / Math.max(fleet.perSecond, rate)
-  } else {
   const target = rate + ((left - RESERVE_UNITS) * 1000) / SPEND_HORIZON_MS
   if (fleet === undefined) {
     // No reading yet: only the reserve is protected, at the quota's own rate.
@@ -183,14 +175,13 @@ export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number,
     if (fleet.perSecond <= target) return 0
     ownPerSecond = (fleet.ownPerSecond * Math.max(target, 0)) / fleet.perSecond
   }
-  }
   if (lastSendAt === undefined || !(ownPerSecond > 0)) return lastSendAt === undefined ? 0 : MAX_SHARE_SPACING_MS
   const spacingMs = Math.min(MAX_SHARE_SPACING_MS, (cost / ownPerSecond) * 1000)
   return Math.max(0, lastSendAt + spacingMs - now)
 }
 
 /** Spacing bound of the quota share: a new hint always comes within it. */
-const MAX_SHARE_SPACING_MS = Number((globalThis as any).process?.env?.MSS ?? 60_000)
+const MAX_SHARE_SPACING_MS = 60_000
 
 /** The fleet's spending and ours (units/s) over the sampled hints, or undefined when they span too little. */
 function fleetSpending(guidance: QuotaGuidance, now: number): { perSecond: number; ownPerSecond: number } | undefined {

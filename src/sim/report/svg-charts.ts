@@ -56,7 +56,7 @@ export function scatterSvg(points: readonly ScatterPoint[], options: ScatterOpti
   const out: string[] = []
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT} font-size="12">`)
   out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`)
-  out.push(`<text x="${m.left}" y="22" font-size="14" font-weight="600">${escapeXml(options.title)}</text>`)
+  out.push(`<text x="${m.left}" y="22" font-size="13" font-weight="600">${escapeXml(options.title)}</text>`)
   for (const t of xTicks) {
     out.push(`<line x1="${sx(t)}" y1="${m.top}" x2="${sx(t)}" y2="${m.top + plotH}" stroke="#eee"/>`)
     out.push(`<text x="${sx(t)}" y="${m.top + plotH + 16}" text-anchor="middle">${fmt(t)}</text>`)
@@ -108,7 +108,7 @@ export function timelineSvg(timeline: { admitted: readonly number[]; rejected: r
   const out: string[] = []
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT} font-size="12">`)
   out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`)
-  out.push(`<text x="${m.left}" y="22" font-size="14" font-weight="600">${escapeXml(options.title)}</text>`)
+  out.push(`<text x="${m.left}" y="22" font-size="13" font-weight="600">${escapeXml(options.title)}</text>`)
   for (const t of up) out.push(`<text x="${m.left - 6}" y="${axisY - t * unit + 4}" text-anchor="end">${t}</text>`)
   for (const t of down.slice(1)) out.push(`<text x="${m.left - 6}" y="${axisY + t * unit + 4}" text-anchor="end">${t}</text>`)
   const bars = (series: readonly number[], color: string, below: boolean) => {

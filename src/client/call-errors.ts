@@ -1,0 +1,58 @@
+// The typed errors a call ends with, built from the call's state. One place, so every
+// error carries the same context: the request label, the attempts made, the last
+// signal, when the server would accept again, and the cause.
+import type { GiveUpReason } from '../core/retry-policy.js'
+import type { Call } from './call.js'
+import {
+  ClosedError,
+  DeadlineError,
+  type PoliteFetchError,
+  type PoliteFetchErrorOptions,
+  RetryAfterTooLongError,
+  RetryBudgetError,
+} from './errors.js'
+
+export function errorInit(call: Call<unknown>): PoliteFetchErrorOptions {
+  return { request: call.job.label, signal: call.lastSignal, attempts: call.attempts }
+}
+
+export function deadlineError(call: Call<unknown>, retryAt: number | undefined, cause?: unknown): DeadlineError {
+  const when = retryAt === undefined ? '' : ` (next possible attempt at ${new Date(retryAt).toISOString()})`
+  return new DeadlineError(`polite-fetch: deadline reached for ${call.job.label ?? call.lane.scope}${when}`, {
+    ...errorInit(call),
+    retryAt,
+    cause,
+  })
+}
+
+export function closedError(call: Call<unknown>): ClosedError {
+  return new ClosedError('polite-fetch: the limiter was closed', errorInit(call))
+}
+
+/**
+ * The error for a give-up that rejects (budget, too-long Retry-After, deadline); undefined
+ * for give-ups that hand the caller the last attempt's own result.
+ */
+export function giveUpError(
+  reason: GiveUpReason | string,
+  call: Call<unknown>,
+  retryAt: number | undefined,
+  now: number,
+  cause: unknown,
+  maxRetryAfterMs: number,
+): PoliteFetchError | undefined {
+  const init = { ...errorInit(call), retryAt, cause }
+  switch (reason) {
+    case 'retry-budget':
+      return new RetryBudgetError(`polite-fetch: retry budget of ${call.retryBudget} used up`, init)
+    case 'retry-after-too-long': {
+      const waitMs = Math.round((retryAt ?? now) - now)
+      const message = `polite-fetch: the server asked to wait ${waitMs} ms, more than maxRetryAfterMs (${maxRetryAfterMs})`
+      return new RetryAfterTooLongError(message, init)
+    }
+    case 'deadline':
+      return deadlineError(call, retryAt, cause)
+    default:
+      return undefined
+  }
+}
