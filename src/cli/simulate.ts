@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { CLIENT_MODELS, isClientModel, type ClientModel } from '../sim/client-model.js'
-import { GRID_NAMES, namedGrid, normalizeSpec, type GridName, type GridSpec } from '../sim/grid-spec.js'
+import { GRID_NAMES, PAPER_QUOTA, namedGrid, normalizeSpec, type GridName, type GridSpec } from '../sim/grid-spec.js'
 import { stringifyGrid, type GridJson } from '../sim/grid-json.js'
 import { progressBar } from '../sim/report/progress-bar.js'
 import { renderMarkdown } from '../sim/report/markdown-report.js'
@@ -17,6 +17,8 @@ import { REAL_SIGNAL_PATH } from '../sim/signal-path.js'
 import { lookupStrategy, strategyLabel, strategyNames } from '../sim/strategies.js'
 import { FEEDBACK_MODES, type Feedback, type ServerKind } from '../sim/types.js'
 import { generateWorkload } from '../sim/workload.js'
+import { runLiveCheck } from '../sim/live/live-check.js'
+import { textTable } from '../sim/live/text-table.js'
 
 const usage = `usage: polite-fetch simulate [options]
 
@@ -41,7 +43,11 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
   --svg DIR                    write SVG charts
   --include FILE               add the rows of an earlier --json file to the markdown report
                                (e.g. the headline grid's leaky-bucket and sliding-window rows)
-  --live                       compare with a live local quota server (not available yet)
+  --live                       run one scenario (default real-trace-800) in the simulator AND for real:
+                               the shipped createClient against the local HTTP quota server, time
+                               compressed (--time-scale, default 20), and print both side by side
+                               (--strategy default exponential,atb; --seeds default 3)
+  --time-scale N               with --live: model time runs N× faster than wall time
   --help                       this text
 `
 
@@ -62,10 +68,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(usage)
     return 0
   }
-  if (values.live) {
-    process.stderr.write('polite-fetch simulate: --live is not available yet (it needs the live client comparison job).\n')
-    return 2
-  }
+  if (values.live) return runLive(values)
   let spec: GridSpec
   try {
     spec = buildSpec(values)
@@ -131,6 +134,7 @@ function parse(argv: string[]) {
       svg: { type: 'string' },
       include: { type: 'string', multiple: true },
       live: { type: 'boolean' },
+      'time-scale': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -268,4 +272,41 @@ function summaryTable(rows: readonly SimRow[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
   const row = (cells: string[]) => cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   return `${[row(header), ...lines.map(row)].join('\n')}\n`
+}
+
+async function runLive(values: Values): Promise<number> {
+  const scenarioName = list(values.scenario)?.[0] ?? 'real-trace-800'
+  const scenario = scenarioByName(scenarioName)
+  if (!scenario) {
+    process.stderr.write(`polite-fetch simulate: unknown scenario '${scenarioName}'\n`)
+    return 1
+  }
+  const strategies = list(values.strategy) ?? ['exponential', 'atb']
+  const feedback = (list(values.feedback)?.[0] ?? 'status-only') as Feedback
+  if (!FEEDBACK_MODES.includes(feedback)) {
+    process.stderr.write(`polite-fetch simulate: --feedback must be one of ${FEEDBACK_MODES.join(', ')}\n`)
+    return 1
+  }
+  const seedCount = values.seeds === undefined ? 3 : positiveInt(values.seeds, '--seeds')
+  const firstSeed = values['first-seed'] === undefined ? 1 : positiveInt(values['first-seed'], '--first-seed')
+  const timeScale = values['time-scale'] === undefined ? 20 : Number(values['time-scale'])
+  if (!(Number.isFinite(timeScale) && timeScale > 0)) {
+    process.stderr.write('polite-fetch simulate: --time-scale must be a positive number\n')
+    return 1
+  }
+  const seeds = Array.from({ length: seedCount }, (_, i) => firstSeed + i)
+  process.stderr.write(`live check: ${scenario.name}, ${feedback}, seeds ${seeds.join(',')}, time x${timeScale}…\n`)
+  const rows = await runLiveCheck({ scenario, strategies, feedback, seeds, quota: PAPER_QUOTA, timeScale })
+  const pct = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}%`
+  process.stdout.write(
+    `${textTable(
+      ['strategy', 'feedback', 'seeds', '429s sim', '429s live', 'diff', 'completion s sim', 'completion s live', 'diff'],
+      rows.map((r) => [
+        r.strategy, r.feedback, r.seeds, +r.simThrottled.toFixed(1), +r.liveThrottled.toFixed(1), pct(r.throttledDiffPct),
+        +(r.simCompletionMs / 1000).toFixed(1), +(r.liveCompletionMs / 1000).toFixed(1), pct(r.completionDiffPct),
+      ]),
+    )}\n`,
+  )
+  if (values.json) await writeText(values.json, `${JSON.stringify({ scenario: scenario.name, timeScale, rows }, null, 2)}\n`)
+  return 0
 }
