@@ -2,6 +2,7 @@
 // fetch and resolves with the final Response (non-2xx included). Each call becomes a
 // FetchJob in the lane of its scope; the limiter paces, retries and settles it.
 import { RouteScopes } from '../core/scope.js'
+import { startClientTelemetry } from './client-telemetry.js'
 import { createLimiter, type Limiter } from './create-limiter.js'
 import { type BodySource, type FetchContext, type FetchFunction, FetchJob, type FetchJobInit } from './fetch-job.js'
 import type { ScopeStats } from './lane.js'
@@ -80,6 +81,11 @@ export function createClient(options: ClientOptions = {}): Client {
     now: clock === undefined ? Date.now : () => clock.now(),
     routes,
   }
+
+  const telemetry =
+    options.telemetry === undefined
+      ? undefined
+      : startClientTelemetry(options.telemetry, limiter, context.now, (input, init) => underlying()(input, init))
 
   function underlying(): FetchFunction {
     const chosen = clientOptions.fetch ?? globalThis.fetch
@@ -189,6 +195,9 @@ export function createClient(options: ClientOptions = {}): Client {
     fetch: politeFetch,
     stats: () => limiter.stats(),
     on: (event, listener) => limiter.on(event, listener),
-    close: () => limiter.close(),
+    close: () => {
+      telemetry?.stop()
+      return limiter.close()
+    },
   }
 }

@@ -29,8 +29,20 @@ export interface Limiter {
   /** One entry per live lane (evicted lanes are not listed). */
   stats(): ScopeStats[]
   on<E extends LimiterEventName>(event: E, listener: Listener<E>): () => void
+  /**
+   * The live lanes with their pacers and backlogs: what AATB's telemetry driver reports
+   * from and feeds aggregates back into. Read-only view; evicted lanes are not listed.
+   */
+  lanes(): Iterable<LaneView>
   /** Rejects waiting calls with `ClosedError`, aborts attempts in flight, writes pacer state to the store. */
   close(): Promise<void>
+}
+
+export interface LaneView {
+  scope: string
+  pacer: Pacer | undefined
+  /** Calls waiting in the lane. */
+  backlog: number
 }
 
 /** What a failed attempt (no outcome) tells the pacer. Frozen: shared by every failure. */
@@ -411,6 +423,9 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
     run: (job) => engine.run(job),
     stats: () => engine.registry.stats(),
     on: (event, listener) => engine.emitter.on(event, listener),
+    *lanes() {
+      for (const lane of engine.registry.lanes.values()) yield { scope: lane.scope, pacer: lane.pacer, backlog: lane.queue.size }
+    },
     close: () => engine.close(),
   }
 }

@@ -5,6 +5,7 @@ import { atb } from '../core/pacers/index.js'
 import type { Clock, Random, Store, Strategy } from '../core/types.js'
 import { systemClock } from './system-clock.js'
 import type { AnyClock } from './timer.js'
+import type { ClientTelemetryOptions } from './client-telemetry.js'
 
 export interface LimiterOptions {
   /** How each lane paces its attempts. @default atb() */
@@ -115,6 +116,12 @@ export interface ClientOptions extends LimiterOptions {
   maxBodyBytes?: number
   /** Routes remembered for scope refinement (method + path template → policy). @default 1_000 */
   maxLearnedRoutes?: number
+  /**
+   * AATB: report attempts and 429s to a telemetry endpoint (`polite-fetch/server`) and pace from the
+   * fleet's aggregate. Use with `strategy: aatb()`. Advisory and fail-open: a slow, failing or
+   * nonsensical endpoint leaves the client pacing alone. @default none
+   */
+  telemetry?: ClientTelemetryOptions
 }
 
 export const clientDefaults = {

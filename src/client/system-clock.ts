@@ -42,7 +42,7 @@ export const systemClock: SystemClock = {
     const handle: TimeoutHandle = setTimeout(fn, Math.max(0, ms), arg)
     // Housekeeping timers (idle sweep, persistence) must not keep a Node process alive.
     if (weak === true && typeof (handle as { unref?: () => void }).unref === 'function') {
-      ;(handle as { unref: () => void }).unref()
+      ;(handle as unknown as { unref: () => void }).unref()
     }
     return handle
   },

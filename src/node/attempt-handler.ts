@@ -51,7 +51,8 @@ export class AttemptHandler implements Handler {
   #mode: Mode = 'waiting'
   #controller: Controller | undefined
   #pendingAbort: Error | undefined
-  #queue: Queued[] = []
+  // Events undici reported while the response was held; allocated only when there are any.
+  #queue: Queued[] | undefined
   #target: DeliveryTarget | undefined
   #discardedBytes = 0
   readonly #owner: AttemptOwner
@@ -117,8 +118,8 @@ export class AttemptHandler implements Handler {
   discard(): void {
     if (this.#mode === 'discarded' || this.#mode === 'delivered') return
     this.#mode = 'discarded'
-    const finished = this.#queue.some((item) => item.kind !== 'data')
-    this.#queue = []
+    const finished = this.#queue?.some((item) => item.kind !== 'data') ?? false
+    this.#queue = undefined
     if (!finished) this.#controller?.resume()
   }
 
@@ -158,7 +159,7 @@ export class AttemptHandler implements Handler {
         if (this.#discardedBytes > this.#owner.discardMaxBytes) controller.abort(new Error('discarded response body too large'))
         return
       default:
-        this.#queue.push({ kind: 'data', chunk })
+        (this.#queue ??= []).push({ kind: 'data', chunk })
     }
   }
 
@@ -173,7 +174,7 @@ export class AttemptHandler implements Handler {
       case 'discarded':
         return
       default:
-        this.#queue.push({ kind: 'end', trailers })
+        (this.#queue ??= []).push({ kind: 'end', trailers })
     }
   }
 
@@ -192,14 +193,15 @@ export class AttemptHandler implements Handler {
       case 'discarded':
         return
       default:
-        this.#queue.push({ kind: 'error', error })
+        (this.#queue ??= []).push({ kind: 'error', error })
     }
   }
 
   #flush(target: DeliveryTarget): void {
     try {
-      while (this.#queue.length > 0 && !target.paused) {
-        const item = this.#queue.shift()!
+      const queue = this.#queue
+      while (queue !== undefined && queue.length > 0 && !target.paused) {
+        const item = queue.shift()!
         if (item.kind === 'data') target.handler.onResponseData?.(target.controller, item.chunk)
         else if (item.kind === 'end') {
           target.controller.rawTrailers = this.#controller?.rawTrailers
@@ -210,13 +212,13 @@ export class AttemptHandler implements Handler {
       this.#failDelivery(target, error)
       return
     }
-    if (this.#queue.length === 0 && !target.paused) this.#controller?.resume()
+    if ((this.#queue === undefined || this.#queue.length === 0) && !target.paused) this.#controller?.resume()
   }
 
   // A caller handler that throws is treated as undici treats it: the request fails.
   #failDelivery(target: DeliveryTarget, error: unknown): void {
     const reason = error instanceof Error ? error : new Error(String(error))
-    this.#queue = []
+    this.#queue = undefined
     this.#controller?.abort(reason)
     if (target.settle()) target.handler.onResponseError?.(target.controller, reason)
   }

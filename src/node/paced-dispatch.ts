@@ -6,7 +6,6 @@ import { errors } from 'undici'
 import type { AttemptOutcome, Job } from '../client/limiter-types.js'
 import type { HeaderSource } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
-import { CallerSignal } from './caller-signal.js'
 import { AttemptHandler, type AttemptOwner, type DeliveryTarget, type ResponseHead } from './attempt-handler.js'
 import { isIdempotent, isReplayableBody, ResponseHeaderSource } from './dispatch-request.js'
 
@@ -25,9 +24,14 @@ export interface PacingContext {
 /** Why a throttled response was passed through instead of retried. */
 export const BODY_NOT_REPLAYABLE = 'body-not-replayable'
 
+type AbortListener = ((this: AbortSignal, event: Event) => unknown) | { handleEvent(event: Event): unknown }
+
 /**
- * Also the limiter's Job for this dispatch (scope, signal, attempt): one object per
- * request instead of several, which matters on an unthrottled hot path.
+ * Also the limiter's Job for this dispatch (scope, attempt) and its `signal`: the caller
+ * aborts through this controller, so the controller is the abort signal too (the subset
+ * of AbortSignal the limiter uses: aborted, reason, add/removeEventListener). One object
+ * per request instead of several, and no `new AbortController()`, which costs Node 20
+ * several microseconds and much garbage: a real share of an unthrottled request.
  */
 export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTarget, AttemptOwner, Job<AttemptHandler> {
   rawHeaders: Dispatcher.DispatchController['rawHeaders'] = null
@@ -36,7 +40,9 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
   readonly #opts: Dispatcher.DispatchOptions
   readonly #context: PacingContext
   readonly #replayable: boolean
-  readonly #abortJob = new CallerSignal()
+  // Usually exactly one listener (the limiter's call): kept in a slot, an array only beyond.
+  #abortListener: AbortListener | undefined
+  #moreAbortListeners: AbortListener[] | undefined
   #aborted = false
   #reason: Error | null = null
   #paused = false
@@ -68,7 +74,42 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
   }
   /** Caller's abort signal for the limiter: cancels the lane wait, the attempt and retry waits. */
   get signal(): AbortSignal {
-    return this.#abortJob.asAbortSignal()
+    return this as unknown as AbortSignal
+  }
+
+  addEventListener(type: string, listener: AbortListener | null): void {
+    if (type !== 'abort' || listener == null || this.#aborted) return
+    if (this.#abortListener === undefined) this.#abortListener = listener
+    else if (this.#abortListener !== listener) (this.#moreAbortListeners ??= []).push(listener)
+  }
+
+  removeEventListener(type: string, listener: AbortListener | null): void {
+    if (type !== 'abort') return
+    if (this.#abortListener === listener) this.#abortListener = this.#moreAbortListeners?.shift()
+    else if (this.#moreAbortListeners) {
+      const at = this.#moreAbortListeners.indexOf(listener as AbortListener)
+      if (at !== -1) this.#moreAbortListeners.splice(at, 1)
+    }
+  }
+
+  #notifyAbort(): void {
+    const first = this.#abortListener
+    const rest = this.#moreAbortListeners
+    this.#abortListener = undefined
+    this.#moreAbortListeners = undefined
+    if (first === undefined) return
+    const event = new Event('abort')
+    for (const listener of rest ? [first, ...rest] : [first]) {
+      try {
+        if (typeof listener === 'function') listener.call(this.signal, event)
+        else listener.handleEvent(event)
+      } catch (error) {
+        // As EventTarget does: a throwing listener does not stop the others.
+        queueMicrotask(() => {
+          throw error
+        })
+      }
+    }
   }
   /** For events and errors: method and URL, built only when asked for. */
   get label(): string {
@@ -88,7 +129,7 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
       this.#delivered.abort(this.#reason)
       return
     }
-    this.#abortJob.abort(this.#reason)
+    this.#notifyAbort()
     this.#current?.abort(this.#reason)
     this.fail(this.#reason)
   }

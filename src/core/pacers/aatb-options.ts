@@ -12,11 +12,16 @@ export interface AatbOptions {
   idleAfterMs?: number
   /** An aggregate older than this is ignored (telemetry is down: pure ATB). Default 90 000 ms. */
   aggregateTtlMs?: number
-  /** After an aggregate reported a 429, the fleet counts as congested for this long. Default 60 000 ms. */
+  /**
+   * After an aggregate reported a 429, the fleet counts as congested (and the lane keeps to its
+   * fair share) for this long. An overloaded fleet that stops pacing at once probes the quota
+   * again and pays a 429 per lane; five minutes covers the paper's runs. Default 300 000 ms.
+   */
   congestionHoldMs?: number
   /**
    * Bounded influence: without a local 429 within `confirmWindowMs`, an aggregate can hold
-   * back this lane's next attempt by at most this long. Default 10 000 ms.
+   * back this lane's next attempt by at most this long. It must exceed a real fair spacing:
+   * 100 clients sharing 80/min are 75 s apart. Default 90 000 ms.
    */
   maxAggregatePauseMs?: number
   /** How recent a local 429 must be to confirm the fleet's congestion. Default 60 000 ms. */
@@ -33,15 +38,15 @@ export const AATB_DEFAULTS: ResolvedAatbOptions = {
   throttleReportIntervalMs: 2_000,
   idleAfterMs: 60_000,
   aggregateTtlMs: 90_000,
-  congestionHoldMs: 60_000,
-  maxAggregatePauseMs: 10_000,
+  congestionHoldMs: 300_000,
+  maxAggregatePauseMs: 90_000,
   confirmWindowMs: 60_000,
   maxConfirmedPauseMs: 120_000,
 }
 
 /** Merge options over the defaults; values that make no sense fall back to the default. */
 export function resolveAatbOptions(options: AatbOptions = {}): ResolvedAatbOptions {
-  const o: ResolvedAatbOptions = { ...AATB_DEFAULTS, atb: options.atb ?? {}, ...(options as any).x }
+  const o: ResolvedAatbOptions = { ...AATB_DEFAULTS, atb: options.atb ?? {} }
   for (const key of Object.keys(AATB_DEFAULTS) as (keyof AatbOptions)[]) {
     if (key === 'atb') continue
     const value = options[key]

@@ -91,8 +91,7 @@ function createAatbPacer(o: ResolvedAatbOptions, inner: Strategy, init: PacerIni
     if (!congested) return undefined
     const share = aggregate.fairSharePerSecond ??
       (aggregate.quotaPerSecond !== undefined ? aggregate.quotaPerSecond / Math.max(1, aggregate.activeClients) : undefined)
-    const factor = (o as any).shareFactor ?? 1
-    return share !== undefined && share > 0 && Number.isFinite(share) ? share * factor : undefined
+    return share !== undefined && share > 0 && Number.isFinite(share) ? share : undefined
   }
 
   function fleetDelayMs(now: number, cost: number): number {

@@ -1,11 +1,13 @@
 // polite-fetch's default ATB pacer. See docs/algorithms.md for the reasoning; in short:
 // - free until the lane has seen congestion (429/503) or a quota hint;
-// - server guidance first: Retry-After gates the lane, remaining/reset is spread when the
-//   current pace would exhaust it;
+// - server guidance first: Retry-After gates the lane; with an announced quota rate the lane
+//   keeps to its share of what the fleet may spend (atb-quota.ts), otherwise remaining/reset
+//   is spread when the current pace would exhaust it;
 // - status-only inference: a token bucket whose rate is bounded by what the lane has
 //   actually been getting through, falls back to the admitted rate on a 429 (once per
-//   flight of in-flight requests), and grows slowly with time — not per success — while
-//   the lane is using its rate.
+//   flight of in-flight requests; the first paced send drawn within one spacing), and
+//   grows slowly with time — not per success — while the lane is using its rate, more
+//   slowly still on a plateau near the rate of its last cut.
 import type { Pacer, PacerInit, PacerState, Signal } from '../types.js'
 import {
   absorbGuidance,
@@ -30,13 +32,15 @@ const SEND_LOG_ENTRIES = 64
 export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
   const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
   const now0 = init.now
+  const random = init.random
 
   let congested = false
   let lastCongestionAt = 0
   let congestedSince = 0
   let rate = Infinity
   let shareEstimate = 0
-  let cutFromRate = 0
+  /** The rate the lane was pacing at when congestion last hit (0 before a paced lane was cut). */
+  let congestionRate = 0
   let tokens = o.burstUnits
   let refilledAt = now0
   let createdAt = now0
@@ -51,7 +55,7 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
 
   const restored = saved ? parseState(saved, o, now0) : undefined
   if (restored) {
-    ;({ congested, rate, shareEstimate, tokens, lastCongestionAt, congestedSince, createdAt, guidance } = restored)
+    ;({ congested, rate, shareEstimate, congestionRate, tokens, lastCongestionAt, congestedSince, createdAt, guidance } = restored)
     refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
     log = createOutcomeLog(LOG_ENTRIES, restored.log)
     for (const [time, cost] of restored.sends) {
@@ -81,6 +85,17 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
     return Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, o.rateMargin * Math.max(admitted, shareEstimate)))
   }
 
+  /**
+   * Near the rate at which the lane was last cut, and soon after it, growth slows (a plateau,
+   * as TCP CUBIC's): in an overloaded fleet the capacity has not moved, so probing it again at
+   * full speed only buys the next 429. Far from it, or once the plateau has lasted
+   * `plateauMs` without a 429 (capacity may have freed up), growth is at full speed again.
+   */
+  const onPlateau = (now: number): boolean => {
+    const reference = congestionRate > 0 ? congestionRate : shareEstimate
+    return now - lastCongestionAt < o.plateauMs && Math.abs(rate - reference) < o.plateauBand * reference
+  }
+
   const calm = (now: number): boolean => congested && now - lastCongestionAt >= o.calmAfterMs
 
   function becomeCalm(): void {
@@ -99,7 +114,7 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
     const admitted = log.admittedPerSecond(now, o.windowMs, since, o.minSpanMs, o.minSamples)
     let next: number
     const first = !congested
-    cutFromRate = congested ? ((o as any).refMax ? Math.max(rate, now - lastCongestionAt < (o as any).refMax ? cutFromRate : 0) : rate) : 0
+    congestionRate = congested ? rate : 0
     if (!congested) {
       // No rate yet: start from what got through, and at most half of what was sent.
       const sent = log.counts(now, Math.max(o.minSpanMs, Math.min(o.windowMs, now - createdAt)))
@@ -115,8 +130,13 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
     congested = true
     lastCongestionAt = now
     tokens = Math.min(0, available(now))
-    const jitter = (o as any).jitter ?? 0
-    if (jitter === 2 || (jitter === 1 && first)) tokens = Math.max(tokens, 1 - init.random())
+    if (first && o.jitterFirstCut) {
+      // The lane's first cut usually comes with everybody's (the quota ran dry for the whole
+      // fleet at once): the first paced send waits a uniform share of one spacing, not a full
+      // one, so the fleet's retries spread over the spacing instead of landing together —
+      // and a light lane, whose spacing is long, waits half of it on average.
+      tokens = Math.max(tokens, 1 - random())
+    }
     refilledAt = now
     echoesToIgnore = Math.max(0, inFlight)
   }
@@ -142,11 +162,7 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
         // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
         const gapMs = lastSendAt === undefined ? Infinity : now - lastSendAt
         if (gapMs <= o.usingRateSlack * ((units || 1) / rate) * 1000) {
-          const band = (o as any).plateauBand ?? 0
-          const ref = cutFromRate > 0 ? cutFromRate : shareEstimate
-          const near = band > 0 && rate > ref * (1 - band) && rate < ref * (1 + band) && now - lastCongestionAt < ((o as any).plateauMs ?? Infinity)
-          const below = rate < ref * (1 - band)
-          const g = near ? o.growthPerSecond * ((o as any).plateauFactor ?? 1) : below ? o.growthPerSecond * ((o as any).belowFactor ?? 1) : o.growthPerSecond
+          const g = onPlateau(now) ? o.growthPerSecond * o.plateauGrowthFactor : o.growthPerSecond
           rate = Math.min(o.maxRatePerSecond, rate * Math.exp(g * (gapMs / 1000)))
         } else {
           // Back from a quiet spell: no more than a margin over what has been getting through.
@@ -203,6 +219,7 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
         congested,
         rate: Number.isFinite(rate) ? rate : null,
         shareEstimate,
+        congestionRate,
         tokens: Number.isFinite(rate) ? available(now) : null,
         lastCongestionAt,
         congestedSince,
@@ -228,6 +245,7 @@ interface Restored {
   congested: boolean
   rate: number
   shareEstimate: number
+  congestionRate: number
   tokens: number
   lastCongestionAt: number
   congestedSince: number
@@ -279,7 +297,7 @@ function parseState(state: PacerState, o: ResolvedAtbOptions, now: number): Rest
   }
   const base = { savedAt, createdAt, guidance, log, sends, lastCongestionAt: 0, congestedSince: 0 }
   if (state.congested !== true) {
-    return { ...base, congested: false, rate: Infinity, shareEstimate: 0, tokens: o.burstUnits }
+    return { ...base, congested: false, rate: Infinity, shareEstimate: 0, congestionRate: 0, tokens: o.burstUnits }
   }
   const rate = finiteIn(state.rate, o.minRatePerSecond, o.maxRatePerSecond)
   const lastCongestionAt = pastTime(state.lastCongestionAt, now)
@@ -289,5 +307,7 @@ function parseState(state: PacerState, o: ResolvedAtbOptions, now: number): Rest
   const tokens = finiteIn(state.tokens, -o.burstUnits, o.burstUnits)
   if (rate === undefined || lastCongestionAt === undefined || congestedSince === undefined) return undefined
   if (shareEstimate === undefined || tokens === undefined) return undefined
-  return { ...base, congested: true, rate, shareEstimate, tokens, lastCongestionAt, congestedSince }
+  // Optional (older states lack it): without it the plateau centres on the share estimate.
+  const congestionRate = finiteIn(state.congestionRate, 0, o.maxRatePerSecond) ?? 0
+  return { ...base, congested: true, rate, shareEstimate, congestionRate, tokens, lastCongestionAt, congestedSince }
 }

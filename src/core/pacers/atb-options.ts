@@ -15,12 +15,20 @@ export interface AtbOptions {
   fallbackFactor?: number
   /** On a 429 the rate falls at least to this multiple of the current rate. Default 0.8. */
   maxCutFactor?: number
-  /** Per-request backoff after repeated 429s, in lane spacings: (2^(n−1) − 1) × factor × spacing. Default 1; 0 = none. */
+  /** Per-request backoff after repeated 429s, in lane spacings: (2^(n−1) − 1) × factor × spacing. Default 4; 0 = none. */
   retryBackoffFactor?: number
   /** Cap of that per-request backoff. Default 60 000 ms. */
   maxRetryBackoffMs?: number
   /** On the lane's first 429, the rate is at most this multiple of its attempt rate. Default 0.35. */
   firstCutFactor?: number
+  /** After the first cut, the first paced send waits a uniform fraction of one spacing (spreads a fleet's retries). Default true. */
+  jitterFirstCut?: boolean
+  /** Growth slows while the rate is within this fraction of the rate of the last cut. Default 0.3; 0 = no plateau. */
+  plateauBand?: number
+  /** Growth multiplier on the plateau. Default 0.1. */
+  plateauGrowthFactor?: number
+  /** The plateau lasts at most this long after the last 429 (capacity may have freed up since). Default 30 000 ms. */
+  plateauMs?: number
   /** Rate floor while pacing (units/s). Default 0.01. */
   minRatePerSecond?: number
   /** Rate ceiling while pacing (units/s). Default Infinity. */
@@ -48,7 +56,11 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   fallbackFactor: 1,
   maxCutFactor: 0.8,
   firstCutFactor: 0.35,
-  retryBackoffFactor: 1,
+  jitterFirstCut: true,
+  plateauBand: 0.3,
+  plateauGrowthFactor: 0.1,
+  plateauMs: 30_000,
+  retryBackoffFactor: 4,
   maxRetryBackoffMs: 60_000,
   minRatePerSecond: 0.01,
   maxRatePerSecond: Infinity,
@@ -61,8 +73,8 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
 
 /** Merge options over the defaults; values that make no sense fall back to the default. */
 export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions {
-  const o: ResolvedAtbOptions = { ...ATB_DEFAULTS, ...(options as any).x }
-  const positive = (key: Exclude<keyof AtbOptions, 'honourRetryAfter'>, allowZero = false): void => {
+  const o: ResolvedAtbOptions = { ...ATB_DEFAULTS }
+  const positive = (key: Exclude<keyof AtbOptions, 'honourRetryAfter' | 'jitterFirstCut'>, allowZero = false): void => {
     const value = options[key]
     if (typeof value === 'number' && !Number.isNaN(value) && (value > 0 || (allowZero && value === 0))) o[key] = value
   }
@@ -74,6 +86,9 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('fallbackFactor')
   positive('maxCutFactor')
   positive('firstCutFactor')
+  positive('plateauBand', true)
+  positive('plateauGrowthFactor', true)
+  positive('plateauMs', true)
   positive('retryBackoffFactor', true)
   positive('maxRetryBackoffMs', true)
   positive('minRatePerSecond')
@@ -83,6 +98,7 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('paceWindowMs')
   positive('calmAfterMs')
   if (typeof options.honourRetryAfter === 'boolean') o.honourRetryAfter = options.honourRetryAfter
+  if (typeof options.jitterFirstCut === 'boolean') o.jitterFirstCut = options.jitterFirstCut
   if (o.maxRatePerSecond < o.minRatePerSecond) o.maxRatePerSecond = o.minRatePerSecond
   return o
 }

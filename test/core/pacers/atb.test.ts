@@ -97,11 +97,74 @@ describe('atb (polite-fetch default)', () => {
     expect(pacer.delayMs(T0 + 30_000, 1)).toBe(0)
   })
 
+  describe('with an announced quota policy (RateLimit-Policy)', () => {
+    // 100 units per 75 s: a token bucket refilling 4/3 units a second.
+    const policy: Pick<Signal, 'policies'> = { policies: [{ name: 'default', quota: 100, windowMs: 75_000 }] }
+
+    it('waits for the next unit at the refill rate, not for the (time-to-full) reset', () => {
+      const pacer = make()
+      pacer.onResult(T0, { ...ok, remaining: 0, resetAt: T0 + 75_000, ...policy })
+      expect(pacer.delayMs(T0, 1)).toBe(750)
+    })
+
+    /** Hints 50 then 20 remaining, 10 s apart, while the lane sent 5 units (0.5/s). */
+    function sharedLane(lastRemaining: number): Pacer {
+      const pacer = make()
+      pacer.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 37_500, ...policy })
+      for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+      pacer.onResult(T0 + 10_000, { ...ok, remaining: lastRemaining, resetAt: T0 + 60_000, ...policy })
+      return pacer
+    }
+
+    it('scales its pace by what the fleet may spend over what it spends, read from remaining', () => {
+      // The fleet spent 50 − 20 + 4/3·10 = 43.3 units in 10 s (4.33/s); it may spend 4/3/s
+      // plus (20 − 12 reserve) over 30 s = 1.6/s. Our 0.5/s becomes 0.5 · 1.6 / 4.33 = 0.185/s.
+      const pacer = sharedLane(20)
+      expect(pacer.delayMs(T0 + 10_000, 1)).toBe(5417)
+      // The hint ages: 3 s later the others have spent 3 · (4.33 − 0.5 − 4/3) = 7.5 more.
+      expect(pacer.delayMs(T0 + 13_000, 1)).toBe(3420)
+      // No status-only pacing is involved: the lane has seen no 429.
+      expect(pacer.ratePerSecond).toBe(Infinity)
+    })
+
+    it('pays nothing while the fleet spends within the quota and what is left', () => {
+      expect(sharedLane(90).delayMs(T0 + 10_000, 1)).toBe(0)
+    })
+
+    it('leaves a 429 the quota explains to the quota pacing; an unexplained one is congestion', () => {
+      const explained = make()
+      explained.onResult(T0, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 75_000, retryAt: T0 + 1000, ...policy })
+      expect(explained.ratePerSecond).toBe(Infinity)
+      expect(explained.delayMs(T0, 1)).toBe(1000) // Retry-After, later than the next unit (750 ms)
+      const unexplained = make()
+      unexplained.onResult(T0, { kind: 'throttled', status: 429, remaining: 40, resetAt: T0 + 75_000, ...policy })
+      expect(unexplained.ratePerSecond).toBeLessThan(Infinity)
+    })
+  })
+
   it('on the first 429, paces at what got through, at most 0.35 × the attempt rate', () => {
-    const { pacer, now } = congestedLane()
+    const { pacer, now } = congestedLane({ jitterFirstCut: false })
     // Last 10 s: 99 admitted + 1 rejected attempts → 10/s attempted.
     expect(pacer.ratePerSecond).toBeCloseTo(0.35 * 10, 9)
-    expect(pacer.delayMs(now, 1)).toBe(Math.ceil(1000 / pacer.ratePerSecond))
+    expect(pacer.delayMs(now, 1)).toBe(Math.ceil(1000 / 3.5))
+  })
+
+  it('spreads the first paced send of a fleet over one spacing (a uniform draw), then paces evenly', () => {
+    const lane = (draw: number) => {
+      const pacer = atb().create({ now: T0, random: () => draw })
+      const now = traffic(pacer, T0, 100, 100)
+      pacer.onSend(now, 1)
+      pacer.onResult(now, throttled)
+      return { pacer, now }
+    }
+    const early = lane(0.1)
+    const late = lane(0.9)
+    expect(early.pacer.delayMs(early.now, 1)).toBe(Math.ceil(0.1 * (1000 / 3.5)))
+    expect(late.pacer.delayMs(late.now, 1)).toBe(Math.ceil(0.9 * (1000 / 3.5)))
+    // Only the first paced send is drawn: the next one is a full spacing after it.
+    const at = early.now + early.pacer.delayMs(early.now, 1)
+    early.pacer.onSend(at, 1)
+    expect(early.pacer.delayMs(at, 1)).toBe(Math.ceil(1000 / 3.5))
   })
 
   it('on a later 429, cuts to the admitted rate, never by more than asked (no blind halving)', () => {
@@ -164,7 +227,7 @@ describe('atb (polite-fetch default)', () => {
   })
 
   it('grows with time while the lane uses its rate, not per success', () => {
-    const { pacer, now } = congestedLane()
+    const { pacer, now } = congestedLane({ plateauBand: 0 })
     const rate = pacer.ratePerSecond
     for (let i = 0; i < 50; i++) pacer.onResult(now + i, ok)
     expect(pacer.ratePerSecond).toBe(rate)
@@ -178,6 +241,27 @@ describe('atb (polite-fetch default)', () => {
     const grown = pacer.ratePerSecond
     expect(grown).toBeGreaterThan(rate * Math.exp(0.02 * 25))
     expect(grown).toBeLessThan(rate * Math.exp(0.02 * 35))
+  })
+
+  it('grows slowly near the rate of its last cut, at full speed once the plateau lasted plateauMs', () => {
+    const { pacer, now } = congestedLane()
+    const rate = pacer.ratePerSecond
+    const sendUntil = (from: number, until: number): number => {
+      let t = from
+      while (t < until) {
+        t += pacer.delayMs(t, 1)
+        pacer.onSend(t, 1)
+        pacer.onResult(t, ok)
+      }
+      return t
+    }
+    // The first 20 s: growth at a tenth of 0.02/s (the fleet's capacity has not moved).
+    const t = sendUntil(now, now + 20_000)
+    expect(pacer.ratePerSecond).toBeGreaterThan(rate)
+    expect(pacer.ratePerSecond).toBeLessThan(rate * Math.exp(0.002 * 25))
+    // From 30 s after the 429 on, full speed again: 30 s more give well over e^(0.02·25).
+    sendUntil(t, now + 60_000)
+    expect(pacer.ratePerSecond).toBeGreaterThan(rate * Math.exp(0.002 * 30 + 0.02 * 25))
   })
 
   it('does not burst after a quiet spell (unlike the paper\'s ATB)', () => {

@@ -1,0 +1,40 @@
+// AATB's wiring for a client: a telemetry link (fetch-based, fail-open) and a driver
+// that reports from the limiter's lanes and feeds the fleet's aggregate back to their
+// pacers. Nothing here is on a request's path: reports go out on a timer and after
+// 429s, through the underlying fetch, never through the paced one.
+import { createTelemetryDriver, type TelemetryDriver } from '../telemetry/telemetry-driver.js'
+import { createTelemetryLink } from '../telemetry/telemetry-link.js'
+import type { Limiter } from './create-limiter.js'
+
+export interface ClientTelemetryOptions {
+  /** The telemetry endpoint's report URL, e.g. `https://telemetry.example.com/v1/report`. */
+  url: string | URL
+  /** Bearer token of the tenant. */
+  token?: string
+  /** Stable id of this client (browser profile, worker, process). @default a random UUID */
+  clientId?: string
+  /** A report that takes longer is dropped and the client paces alone (ATB). @default 3000 */
+  timeoutMs?: number
+}
+
+export function startClientTelemetry(
+  options: ClientTelemetryOptions,
+  limiter: Limiter,
+  now: () => number,
+  fetch: typeof globalThis.fetch,
+): TelemetryDriver {
+  const link = createTelemetryLink({
+    url: options.url,
+    fetch,
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  })
+  const driver = createTelemetryDriver({
+    source: { lanes: () => limiter.lanes(), onThrottled: (listener) => limiter.on('throttled', listener) },
+    link,
+    now,
+    ...(options.clientId === undefined ? {} : { clientId: options.clientId }),
+  })
+  driver.start()
+  return driver
+}

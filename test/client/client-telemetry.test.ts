@@ -1,0 +1,66 @@
+// AATB through createClient: a 429 from the API makes the client report to a real
+// telemetry endpoint (serve() on 127.0.0.1), and the endpoint's aggregate reflects it.
+// A dead endpoint changes nothing for the caller: requests still settle.
+import { afterEach, describe, expect, it } from 'vitest'
+import { createClient } from '../../src/client/create-client.js'
+import { aatb } from '../../src/core/pacers/aatb.js'
+import { serve, type RunningServer } from '../../src/server/serve.js'
+import { startLocalServer, type LocalServer } from '../helpers/local-server.js'
+
+let api: LocalServer | undefined
+let telemetry: RunningServer | undefined
+
+afterEach(async () => {
+  await api?.close()
+  await telemetry?.close()
+  api = undefined
+  telemetry = undefined
+})
+
+async function waitFor(condition: () => Promise<boolean>, limitMs = 5_000): Promise<void> {
+  const until = Date.now() + limitMs
+  while (Date.now() < until) {
+    if (await condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error('condition not met in time')
+}
+
+describe('createClient({ telemetry })', () => {
+  it('reports a 429 to the telemetry endpoint, which aggregates it for the scope', async () => {
+    api = await startLocalServer()
+    telemetry = await serve({ port: 0, options: { auth: false } })
+    api.reply({ status: 429, headers: { 'retry-after-ms': '20' } })
+    const client = createClient({ strategy: aatb(), telemetry: { url: `${telemetry.url}/v1/report`, clientId: 'tab-1' } })
+    // The retry's timing is the pacer's business; what matters here is the report.
+    const call = client.fetch(`${api.origin}/items`).catch((error: unknown) => error)
+    const scope = api.origin
+    await waitFor(async () => {
+      const reply = await fetch(`${telemetry!.url}/v1/aggregate?scope=${encodeURIComponent(scope)}`)
+      if (!reply.ok) return false
+      const body = (await reply.json()) as { throttledReports?: number; totalAttempts?: number }
+      return (body.throttledReports ?? 0) >= 1
+    })
+    await client.close()
+    await call
+  })
+
+  it('keeps serving when the telemetry endpoint is down', async () => {
+    api = await startLocalServer()
+    api.reply({ status: 429, headers: { 'retry-after-ms': '20' } })
+    const client = createClient({
+      strategy: aatb(),
+      deadlineMs: 1_000,
+      telemetry: { url: 'http://127.0.0.1:9/v1/report', timeoutMs: 200 },
+    })
+    const first = await client.fetch(`${api.origin}/a`).then(
+      (response) => response.status,
+      (error: unknown) => (error as Error).name,
+    )
+    // Settles either way: the retry's 200, or a deadline error naming when to come back.
+    expect([200, 'DeadlineError']).toContain(first)
+    const second = await client.fetch(`${api.origin}/b`).catch((error: unknown) => error)
+    expect(second).toBeDefined()
+    await client.close()
+  })
+})
