@@ -282,6 +282,11 @@ async function runLive(values: Values): Promise<number> {
     return 1
   }
   const strategies = list(values.strategy) ?? ['exponential', 'atb']
+  const unknown = strategies.filter((name) => lookupStrategy(name) === undefined)
+  if (unknown.length > 0) {
+    process.stderr.write(`polite-fetch simulate: unknown strategy '${unknown.join("', '")}'\n`)
+    return 1
+  }
   const feedback = (list(values.feedback)?.[0] ?? 'status-only') as Feedback
   if (!FEEDBACK_MODES.includes(feedback)) {
     process.stderr.write(`polite-fetch simulate: --feedback must be one of ${FEEDBACK_MODES.join(', ')}\n`)

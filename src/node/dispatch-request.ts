@@ -2,7 +2,8 @@
 // can its body be sent twice, is a network failure safe to retry, which lane it
 // belongs to. Plain functions over undici's `DispatchOptions`.
 import type { Dispatcher } from 'undici'
-import type { HeaderSource } from '../core/signals/header-source.js'
+import { readSignals, SIGNAL_HEADER_NAMES, type HeaderSource } from '../core/signals/index.js'
+import type { Signal } from '../core/types.js'
 
 type UndiciHeaders = Dispatcher.DispatchOptions['headers']
 type ResponseHeaders = Record<string, string | string[] | undefined>
@@ -84,4 +85,26 @@ export class ResponseHeaderSource implements HeaderSource {
     if (value === undefined) return null
     return Array.isArray(value) ? value.join(', ') : value
   }
+}
+
+const signalHeaderNames = new Set(SIGNAL_HEADER_NAMES)
+const noHeaders: HeaderSource = { get: () => null }
+// What a status says on its own, one frozen Signal per status (shared, read-only).
+const statusSignals = new Map<number, Signal>()
+
+/**
+ * `readSignals` for undici's header record. Most responses carry no rate-limit field at
+ * all: one pass over their few header names settles that, and the status alone decides
+ * (a cached, frozen Signal: nothing allocated per healthy response).
+ */
+export function readResponseSignals(status: number, headers: ResponseHeaders, now: number): Signal {
+  for (const name in headers) {
+    if (signalHeaderNames.has(name)) return readSignals(status, new ResponseHeaderSource(headers), now)
+  }
+  let signal = statusSignals.get(status)
+  if (signal === undefined) {
+    signal = Object.freeze(readSignals(status, noHeaders, now))
+    if (statusSignals.size < 1000) statusSignals.set(status, signal)
+  }
+  return signal
 }

@@ -20,6 +20,8 @@ export interface Installed {
   readonly dispatcher: Dispatcher
   /** Put the previous global dispatcher back. Idempotent. */
   uninstall(): void
+  /** `uninstall()`, then stop telemetry and close the limiter (saving pacer state to the store). */
+  close(): Promise<void>
 }
 
 /**
@@ -39,14 +41,19 @@ export function install(options: InstallOptions = {}): Installed {
   const dispatcher = base.compose(interceptor)
   setGlobalDispatcher(dispatcher)
   let installed = true
+  const uninstall = (): void => {
+    if (!installed) return
+    installed = false
+    // Only undo our own installation: someone may have installed over it since.
+    if (getGlobalDispatcher() === dispatcher) setGlobalDispatcher(previous)
+  }
   return {
     limiter: interceptor.limiter,
     dispatcher,
-    uninstall() {
-      if (!installed) return
-      installed = false
-      // Only undo our own installation: someone may have installed over it since.
-      if (getGlobalDispatcher() === dispatcher) setGlobalDispatcher(previous)
+    uninstall,
+    async close() {
+      uninstall()
+      await interceptor.close()
     },
   }
 }

@@ -3,12 +3,12 @@
 // waits in its lane, is sent, its response head becomes a Signal; a retryable 429/503
 // is drained and the dispatch goes back to the head of its lane (never before
 // Retry-After); anything else is handed to the caller's handler untouched.
-import type { Dispatcher } from 'undici'
+import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici'
+import { startClientTelemetry, type ClientTelemetryOptions } from '../client/client-telemetry.js'
 import { createLimiter, type Limiter } from '../client/create-limiter.js'
 import type { LimiterOptions } from '../client/options.js'
 import { RouteScopes } from '../core/scope.js'
-import { readSignals } from '../core/signals/index.js'
-import { originScope } from './dispatch-request.js'
+import { originScope, readResponseSignals } from './dispatch-request.js'
 import { PacedDispatch, type PacingContext } from './paced-dispatch.js'
 
 export interface PoliteInterceptorOptions extends LimiterOptions {
@@ -24,11 +24,20 @@ export interface PoliteInterceptorOptions extends LimiterOptions {
    * many bytes; past it the connection is dropped instead. Default 64 KiB.
    */
   discardMaxBytes?: number
+  /**
+   * AATB: report this process's attempts and 429s to a telemetry endpoint
+   * (`polite-fetch/server`) and pace from the fleet's aggregate; use with
+   * `strategy: aatb()`. Reports go through a separate, unpaced undici Agent. Advisory
+   * and fail-open: a slow or failing endpoint leaves the process pacing alone (ATB).
+   */
+  telemetry?: ClientTelemetryOptions
 }
 
-/** The interceptor, with the limiter it paces through (stats, events, close). */
+/** The interceptor, with the limiter it paces through (stats, events). */
 export interface PoliteInterceptor extends Dispatcher.DispatcherComposeInterceptor {
   readonly limiter: Limiter
+  /** Stop telemetry and close the limiter (waiting requests reject with ClosedError; pacer state is saved). */
+  close(): Promise<void>
 }
 
 const DEFAULT_DISCARD_MAX_BYTES = 64 * 1024
@@ -47,7 +56,7 @@ export function politeInterceptor(options: PoliteInterceptorOptions = {}): Polit
   const discardMaxBytes = options.discardMaxBytes ?? DEFAULT_DISCARD_MAX_BYTES
 
   const interceptor = (dispatch: Dispatcher.Dispatch): Dispatcher.Dispatch => {
-    const context: PacingContext = { dispatch, readSignals, now, discardMaxBytes, learn }
+    const context: PacingContext = { dispatch, readSignals: readResponseSignals, now, discardMaxBytes, learn }
     return function politeDispatch(opts, handler) {
       // Upgrades and CONNECT tunnels hold a socket, not a request/response: not paced.
       if (opts.upgrade || opts.method === 'CONNECT') return dispatch(opts, handler)
@@ -70,7 +79,19 @@ export function politeInterceptor(options: PoliteInterceptorOptions = {}): Polit
       return true
     }
   }
-  return Object.assign(interceptor, { limiter })
+  let telemetryAgent: Agent | undefined
+  const telemetry =
+    options.telemetry === undefined
+      ? undefined
+      : startClientTelemetry(options.telemetry, limiter, now, ((input: string, init?: RequestInit) =>
+          // Never through the paced dispatcher (after install(), the global fetch is paced).
+          undiciFetch(input, { ...(init as object), dispatcher: (telemetryAgent ??= new Agent()) })) as unknown as typeof fetch)
+  const close = async (): Promise<void> => {
+    telemetry?.stop()
+    await limiter.close()
+    await telemetryAgent?.close()
+  }
+  return Object.assign(interceptor, { limiter, close })
 }
 
 function defaultScope(routes: RouteScopes, opts: Dispatcher.DispatchOptions): string {

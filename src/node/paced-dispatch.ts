@@ -4,17 +4,16 @@
 import type { Dispatcher } from 'undici'
 import { errors } from 'undici'
 import type { AttemptOutcome, Job } from '../client/limiter-types.js'
-import type { HeaderSource } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
 import { AttemptHandler, type AttemptOwner, type DeliveryTarget, type ResponseHead } from './attempt-handler.js'
-import { isIdempotent, isReplayableBody, ResponseHeaderSource } from './dispatch-request.js'
+import { isIdempotent, isReplayableBody } from './dispatch-request.js'
 
 type Handler = Dispatcher.DispatchHandler
 
 /** What the interceptor shares with every paced dispatch. */
 export interface PacingContext {
   dispatch: Dispatcher.Dispatch
-  readSignals(status: number, headers: HeaderSource, now: number): Signal
+  readSignals(status: number, headers: Record<string, string | string[] | undefined>, now: number): Signal
   now(): number
   discardMaxBytes: number
   /** Remember that this dispatch's route draws on the named policy (lane refinement). */
@@ -223,7 +222,7 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
     const { statusCode, headers } = attempt.head
     let signal: Signal
     try {
-      signal = this.#context.readSignals(statusCode, new ResponseHeaderSource(headers), this.#context.now())
+      signal = this.#context.readSignals(statusCode, headers, this.#context.now())
     } catch {
       // Bad headers never break a request: treat them as absent.
       signal = { kind: statusCode === 429 ? 'throttled' : statusCode === 503 ? 'overloaded' : 'ok', status: statusCode }

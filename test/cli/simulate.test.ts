@@ -49,13 +49,16 @@ describe('polite-fetch simulate', () => {
     expect(printed).toContain('synthetic-5c-300  token-bucket-stepped  status-only  paper   atb')
   })
 
-  it('rejects unknown names and flags, and says --live is not there yet', async () => {
+  it('rejects unknown names and flags, in grid and live mode', async () => {
     expect(await run(['--scenario', 'nope'])).toBe(1)
     expect(await run(['--strategy', 'magic'])).toBe(1)
     expect(await run(['--grid', 'huge'])).toBe(1)
     expect(await run(['--seeds', '0'])).toBe(1)
     expect(await run(['--bogus'])).toBe(1)
-    expect(await run(['--live'])).toBe(2)
+    expect(await run(['--live', '--scenario', 'nope'])).toBe(1)
+    expect(await run(['--live', '--feedback', 'smoke-signals'])).toBe(1)
+    expect(await run(['--live', '--time-scale', '0'])).toBe(1)
+    expect(await run(['--live', '--strategy', 'magic'])).toBe(1)
   })
 
   it('runs through the bin with worker threads and writes the same bytes as in-process', async () => {

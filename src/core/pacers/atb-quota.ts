@@ -150,7 +150,7 @@ export function spreadDelayMs(
 /**
  * With a known quota rate Q the fleet's spending F can be read from how `remaining` moved
  * between two of our hints: F·Δt = (remaining before − remaining now) + Q·Δt. The fleet may
- * spend Q plus what is left above a small reserve, spread over a horizon. When it spends
+ * spend Q plus what is left above a reserve, spread over a horizon. When it spends
  * more, every lane scales its own pace by target/F — lanes that all do this bring F to the
  * target within one round, without knowing how many they are. A lane the quota does not
  * constrain (plenty left, or the fleet under target) pays nothing.
@@ -175,13 +175,19 @@ export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number,
     if (fleet.perSecond <= target) return 0
     ownPerSecond = (fleet.ownPerSecond * Math.max(target, 0)) / fleet.perSecond
   }
-  if (lastSendAt === undefined || !(ownPerSecond > 0)) return lastSendAt === undefined ? 0 : MAX_SHARE_SPACING_MS
-  const spacingMs = Math.min(MAX_SHARE_SPACING_MS, (cost / ownPerSecond) * 1000)
+  // A lane learns only from its own responses, so its spacing is capped: it must come back
+  // to read the quota again. When even the aged hint says nothing is left, it comes back
+  // later: with 100 lanes sharing 80/min a fair turn is 75 s, and probing every 60 s was
+  // the main source of 429s of a 100-client fleet.
+  const capMs = left < cost ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS
+  if (lastSendAt === undefined || !(ownPerSecond > 0)) return lastSendAt === undefined ? 0 : capMs
+  const spacingMs = Math.min(capMs, (cost / ownPerSecond) * 1000)
   return Math.max(0, lastSendAt + spacingMs - now)
 }
 
-/** Spacing bound of the quota share: a new hint always comes within it. */
+/** Spacing bounds of the quota share: a new hint always comes within them. */
 const MAX_SHARE_SPACING_MS = 60_000
+const MAX_EMPTY_SHARE_SPACING_MS = 120_000
 
 /** The fleet's spending and ours (units/s) over the sampled hints, or undefined when they span too little. */
 function fleetSpending(guidance: QuotaGuidance, now: number): { perSecond: number; ownPerSecond: number } | undefined {
