@@ -3,18 +3,19 @@
 // p-retry's exponential backoff; the closing summary compares attempts and 429s.
 //
 //   npx tsx examples/node-script/main.ts                       # local quota server, both variants
-//   npx tsx examples/node-script/main.ts --items 300 --time-scale 120 --json
+//   npx tsx examples/node-script/main.ts --items 250 --time-scale 40 --json   
 //   npx tsx examples/node-script/main.ts --workers 4           # 4 processes, one quota, ATB each
-//   npx tsx examples/node-script/main.ts --workers 4 --telemetry http://127.0.0.1:8787
+//   npx tsx examples/node-script/main.ts --workers 4 --telemetry local   # …coordinated through AATB telemetry
 //   npx tsx examples/node-script/main.ts --state ./.polite-state.json   # a cron job resumes its rate
 //
 // Flags: --items N (2000), --concurrency N (16 per process), --time-scale S (60: the
 // local quota, 100 burst + 80/min, runs S times faster), --url URL (use a running
-// server instead), --mode both|polite|p-retry, --workers N, --telemetry URL,
+// server instead), --mode both|polite|p-retry, --workers N, --telemetry URL|local,
 // --state FILE, --json (summary as one JSON line on stdout), --quiet (no progress).
 import { fork } from 'node:child_process'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
+import { serve } from '../../src/server/index.js'
 import { startQuotaServer, type QuotaServer } from '../../src/sim/quota-server.js'
 import type { JobOptions, RunSummary } from './job.js'
 import { runWithPRetry } from './run-p-retry.js'
@@ -78,7 +79,8 @@ function readSettings(argv: string[]): Settings & { child: boolean; first: numbe
 
 function runInProcess(variant: Variant, job: JobOptions, settings: Settings): Promise<RunSummary> {
   return variant === 'polite'
-    ? runPolite({ ...job, statePath: settings.statePath, telemetryUrl: settings.telemetryUrl, timeScale: settings.timeScale })
+    ? runPolite({ ...job, statePath: settings.statePath, telemetryUrl: settings.telemetryUrl, timeScale: settings.timeScale,
+        clientId: `node-script-${process.pid}` })
     : runWithPRetry({ ...job, timeScale: settings.timeScale })
 }
 
@@ -191,6 +193,9 @@ export async function runExample(argv: string[]): Promise<ExampleResult | undefi
 
   const local = settings.url ? undefined : await startQuotaServer({ feedback: 'status-only', timeScale: settings.timeScale })
   const url = settings.url ?? local!.url
+  // `--telemetry local`: a telemetry endpoint in this process for the workers to share.
+  const telemetryServer = settings.telemetryUrl === 'local' ? await serve({ port: 0 }) : undefined
+  if (telemetryServer) settings.telemetryUrl = telemetryServer.url
   const runs: RunSummary[] = []
   try {
     for (const variant of settings.modes) {
@@ -201,6 +206,7 @@ export async function runExample(argv: string[]): Promise<ExampleResult | undefi
     }
   } finally {
     await local?.close()
+    await telemetryServer?.close()
   }
   const result: ExampleResult = { items: settings.items, workers: settings.workers, timeScale: settings.timeScale, runs }
   if (settings.json) process.stdout.write(JSON.stringify(result) + '\n')

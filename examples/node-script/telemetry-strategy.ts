@@ -5,24 +5,13 @@
 import { aatb } from '../../src/core/pacers/aatb.js'
 import { AATB_DEFAULTS } from '../../src/core/pacers/aatb-options.js'
 import type { InstallOptions } from '../../src/node/index.js'
-import { timeScaledAtbOptions } from './time-scale.js'
+import { timeScaled, timeScaledAtbOptions } from './time-scale.js'
 
 /** AATB with its time constants compressed like the quota server's (see time-scale.ts). */
 export function aatbWithTelemetry(url: string, timeScale: number, clientId: string): InstallOptions {
-  const d = AATB_DEFAULTS
-  const s = timeScale
+  const { atb: _inner, ...rest } = AATB_DEFAULTS
   return {
-    strategy: aatb({
-      atb: timeScaledAtbOptions(s),
-      reportWindowMs: d.reportWindowMs / s,
-      throttleReportIntervalMs: d.throttleReportIntervalMs / s,
-      idleAfterMs: d.idleAfterMs / s,
-      aggregateTtlMs: d.aggregateTtlMs / s,
-      congestionHoldMs: d.congestionHoldMs / s,
-      maxAggregatePauseMs: d.maxAggregatePauseMs / s,
-      confirmWindowMs: d.confirmWindowMs / s,
-      maxConfirmedPauseMs: d.maxConfirmedPauseMs / s,
-    }),
+    strategy: aatb({ ...timeScaled(rest, timeScale), atb: timeScaledAtbOptions(timeScale) }),
     telemetry: { url, clientId },
   }
 }

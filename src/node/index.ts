@@ -4,3 +4,4 @@ export { politeInterceptor, type PoliteInterceptor, type PoliteInterceptorOption
 export { install, type Installed, type InstallOptions } from './install.js'
 export { BODY_NOT_REPLAYABLE } from './paced-dispatch.js'
 export { fileStore, type FileStore, type FileStoreOptions } from '../storage/file-store.js'
+export type { ClientTelemetryOptions } from '../client/client-telemetry.js'

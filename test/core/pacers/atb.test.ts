@@ -127,6 +127,18 @@ describe('atb (polite-fetch default)', () => {
       expect(pacer.ratePerSecond).toBe(Infinity)
     })
 
+    it('waits beyond a minute for its turn when even the aged hint says nothing is left', () => {
+      // 50 → 0 in 10 s while we sent 1: the fleet spends 6.33/s. Once the next unit is due
+      // (0.75 s), the aged hint says 0.75 · (4/3 − 6.23) = −3.7 left, so the fleet may spend
+      // 4/3 + (−3.7 − 12)/30 = 0.81/s and our 0.1/s becomes 0.0128/s: one send every 78.1 s.
+      const pacer = make()
+      pacer.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 37_500, ...policy })
+      pacer.onSend(T0 + 10_000, 1)
+      pacer.onResult(T0 + 10_000, { ...ok, remaining: 0, resetAt: T0 + 85_000, ...policy })
+      expect(pacer.delayMs(T0 + 10_000, 1)).toBe(750) // first the next unit, at Q
+      expect(pacer.delayMs(T0 + 10_750, 1)).toBe(77_359) // then the lane's turn, 78.1 s after its send
+    })
+
     it('pays nothing while the fleet spends within the quota and what is left', () => {
       expect(sharedLane(90).delayMs(T0 + 10_000, 1)).toBe(0)
     })
