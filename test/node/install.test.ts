@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { fetch as undiciFetch, getGlobalDispatcher, request } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { none } from '../../src/core/pacers/index.js'
-import { install, type Installed } from '../../src/node/index.js'
+import { atb, none } from '../../src/core/pacers/index.js'
+import { fileStore, install, type Installed } from '../../src/node/index.js'
 import { startScriptedServer, type ScriptedServer } from './scripted-server.js'
 
 let installed: Installed | undefined
@@ -90,6 +90,30 @@ describe('install()', () => {
       // /before took a 429 unpaced; /after was 429'd, retried through the limiter, and answered 200.
       expect(server.received.map((r) => r.path)).toEqual(['/before', '/after', '/after'])
       expect(result).toMatchObject({ status: 200, text: 'ok 3', stats: { attempts: 2, throttled: 1 } })
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('with a fileStore, the next run (a cron job) resumes the learned rate instead of starting unpaced', async () => {
+    server = await startScriptedServer((n) => (n === 6 ? { status: 429 } : { status: 200 }))
+    const dir = await mkdtemp(join(tmpdir(), 'polite-cron-'))
+    const path = join(dir, 'state.json')
+    // Short measuring spans so the learned rate is fast enough for a test.
+    const strategy = atb({ minSpanMs: 100, windowMs: 1_000 })
+    try {
+      const first = install({ strategy, store: fileStore(path) })
+      for (let i = 0; i < 6; i++) await (await fetch(`${server.url}/`)).arrayBuffer()
+      const learned = first.limiter.stats()[0]!.ratePerSecond
+      expect(learned).toBeLessThan(Infinity)
+      await first.close()
+
+      installed = install({ strategy, store: fileStore(path) })
+      await (await fetch(`${server.url}/`)).arrayBuffer()
+      const [lane] = installed.limiter.stats()
+      // No 429 in this run, yet the lane paces: its rate came from the file.
+      expect(lane).toMatchObject({ throttled: 0, successes: 1 })
+      expect(lane!.ratePerSecond).toBeLessThan(Infinity)
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
