@@ -71,7 +71,9 @@ function headersOf(input: RequestInfo | URL, init: RequestInit | undefined): Hea
 
 export function createClient(options: ClientOptions = {}): Client {
   const clientOptions = resolveClientOptions(options)
-  const limiter: Limiter = createLimiter(options)
+  // A shared limiter (e.g. the Node interceptor's) keeps one lane per quota across shells;
+  // the client then does not own it and close() leaves it running.
+  const limiter: Limiter = options.limiter ?? createLimiter(options)
   const routes = new RouteScopes(clientOptions.maxLearnedRoutes)
   const initialFetch: FetchFunction | undefined = typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined
   // Resolved through the clock the limiter uses, so signals and pacing share one time.
@@ -197,7 +199,7 @@ export function createClient(options: ClientOptions = {}): Client {
     on: (event, listener) => limiter.on(event, listener),
     close: () => {
       telemetry?.stop()
-      return limiter.close()
+      return options.limiter === undefined ? limiter.close() : Promise.resolve()
     },
   }
 }

@@ -45,6 +45,11 @@ export interface LaneView {
   backlog: number
 }
 
+/** Read through a call so TypeScript does not keep a narrowing that a listener may have invalidated. */
+function isSettled(call: Call<unknown>): boolean {
+  return call.state === 'done'
+}
+
 /** What a failed attempt (no outcome) tells the pacer. Frozen: shared by every failure. */
 const ERROR_SIGNAL: Signal = Object.freeze({ kind: 'error', status: 0 }) as Signal
 
@@ -294,6 +299,12 @@ class Engine implements CallOwner {
           delayMs: decision.notBefore - now,
           retryAt: signal.retryAt,
         })
+        // A listener may have aborted the caller synchronously: that call is settled and
+        // must not be re-queued, or a request would go out after its caller gave up.
+        if (isSettled(call)) {
+          this.pump(lane)
+          return
+        }
       }
       this.enqueue(call, now)
       this.pump(lane)

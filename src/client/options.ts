@@ -6,6 +6,7 @@ import type { Clock, Random, Store, Strategy } from '../core/types.js'
 import { systemClock } from './system-clock.js'
 import type { AnyClock } from './timer.js'
 import type { ClientTelemetryOptions } from './client-telemetry.js'
+import type { Limiter } from './create-limiter.js'
 
 export interface LimiterOptions {
   /** How each lane paces its attempts. @default atb() */
@@ -122,6 +123,12 @@ export interface ClientOptions extends LimiterOptions {
    * nonsensical endpoint leaves the client pacing alone. @default none
    */
   telemetry?: ClientTelemetryOptions
+  /**
+   * Run calls through this limiter instead of a new one, so several shells (this client, the
+   * undici interceptor, another client) share one lane per quota. The limiter's own options
+   * apply; the limiter options given here are ignored, and `close()` leaves it open. @default a new limiter
+   */
+  limiter?: Limiter
 }
 
 export const clientDefaults = {

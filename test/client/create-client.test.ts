@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Client, createClient } from '../../src/client/create-client.js'
+import { createLimiter } from '../../src/client/create-limiter.js'
+import { none } from '../../src/core/pacers/none.js'
 import { PACED_HEADER, PACED_HEADER_VALUE } from '../../src/client/fetch-job.js'
 import type { GiveUpEvent, LimiterEventName, LimiterEvents } from '../../src/client/limiter-events.js'
 import type { ClientOptions } from '../../src/client/options.js'
@@ -334,5 +336,25 @@ describe('createClient: settling', () => {
       if (call.error === undefined) expect(call.value).toBeInstanceOf(Response)
       else expect(call.error).toBeDefined()
     }
+  })
+})
+
+describe('createClient({ limiter })', () => {
+  it('shares lanes with another shell: a 429 seen by one client gates the other', async () => {
+    const server = await startLocalServer()
+    const shared = createLimiter({ strategy: none() })
+    const a = createClient({ limiter: shared })
+    const b = createClient({ limiter: shared })
+    server.reply({ status: 429, headers: { 'retry-after-ms': '40' } })
+    const first = await a.fetch(`${server.origin}/x`)
+    expect(first.status).toBe(200)
+    expect(shared.stats()).toHaveLength(1)
+    expect(shared.stats()[0]).toMatchObject({ throttled: 1, successes: 1 })
+    await b.fetch(`${server.origin}/y`)
+    expect(shared.stats()[0]).toMatchObject({ successes: 2 })
+    await a.close() // does not close the shared limiter
+    expect((await b.fetch(`${server.origin}/z`)).status).toBe(200)
+    await shared.close()
+    await server.close()
   })
 })

@@ -292,6 +292,19 @@ describe('createLimiter: aborts', () => {
     expect(log.started).toHaveLength(1)
   })
 
+  it('a retry listener that aborts the caller stops the retry from ever being sent', async () => {
+    const { limiter, log, clock, t0 } = setup()
+    const controller = new AbortController()
+    limiter.on('retry', () => controller.abort('gave up in the listener'))
+    const call = track(limiter.run(log.job('s', 'a', { signal: controller.signal })))
+    log.last().answer(throttled(t0 + 1_000))
+    await flushPromises()
+    expect(call.error).toBe('gave up in the listener')
+    await clock.advance(5_000)
+    expect(log.started).toHaveLength(1)
+    expect(limiter.stats()[0]).toMatchObject({ queued: 0, inFlight: 0 })
+  })
+
   it('an already aborted signal rejects without an attempt', async () => {
     const { limiter, log } = setup()
     const call = track(limiter.run(log.job('s', 'a', { signal: AbortSignal.abort('before') })))

@@ -20,10 +20,16 @@ export interface QuotaGuidance {
   sentTotal: number
   /** Recent hints as [time, remaining, sentTotal], oldest first: the fleet's spending is read from them. */
   samples: Array<[number, number, number]>
+  /**
+   * Whether the latest hint looks like a quota that refills continuously at its rate: its reset
+   * (time to full) is the missing units over the rate. A bucket refilled in steps, or a window,
+   * announces a later reset, and between refills nothing comes back.
+   */
+  continuous: boolean
 }
 
 export function emptyGuidance(): QuotaGuidance {
-  return { retryAt: 0, sentSinceHint: 0, sentTotal: 0, samples: [] }
+  return { retryAt: 0, sentSinceHint: 0, sentTotal: 0, samples: [], continuous: false }
 }
 
 /**
@@ -85,6 +91,14 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     guidance.sentSinceHint = 0
     const policy = quotaHintOf(signal)
     guidance.quotaPerSecond = policy ? (policy.quota / policy.windowMs) * 1000 : undefined
+    if (policy && guidance.resetAt !== undefined) {
+      // Whole-second resets and whole-unit counts: allow a second's refill and a unit of slack.
+      const perSecond = guidance.quotaPerSecond as number
+      const refillS = Math.max(0, policy.quota - remaining) / perSecond
+      guidance.continuous = Math.abs((guidance.resetAt - now) / 1000 - refillS) <= 1 + 1 / perSecond
+    } else {
+      guidance.continuous = false
+    }
     const samples = guidance.samples
     samples.push([now, remaining, guidance.sentTotal])
     while (samples.length > MAX_SAMPLES || (samples.length > 1 && (samples[1] as [number, number, number])[0] <= now - SAMPLE_WINDOW_MS)) {
@@ -160,10 +174,13 @@ export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number,
   const fleet = fleetSpending(guidance, now)
   let left = (guidance.remaining as number) - guidance.sentSinceHint
   if (fleet !== undefined) {
-    // The hint ages: since it arrived the quota refilled and the others kept spending at
-    // the rate we read. A lane that sends once a minute must not act on a minute-old count.
+    // The hint ages: since it arrived the quota refilled (if it refills continuously) and the
+    // others kept spending at the rate we read — but the server's count never goes below 0.
+    // A lane that sends once a minute must not act on a minute-old count.
     const othersPerSecond = fleet.perSecond - fleet.ownPerSecond
-    left += ((rate - othersPerSecond) * Math.max(0, now - (guidance.hintAt as number))) / 1000
+    const refill = guidance.continuous ? rate : 0
+    const ageS = Math.max(0, now - (guidance.hintAt as number)) / 1000
+    left = Math.max(0, (guidance.remaining as number) + (refill - othersPerSecond) * ageS) - guidance.sentSinceHint
   }
   let ownPerSecond: number
   const target = rate + ((left - RESERVE_UNITS) * 1000) / SPEND_HORIZON_MS
@@ -180,8 +197,8 @@ export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number,
   // later: with 100 lanes sharing 80/min a fair turn is 75 s, and probing every 60 s was
   // the main source of 429s of a 100-client fleet.
   const capMs = left < cost ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS
-  if (lastSendAt === undefined || !(ownPerSecond > 0)) return lastSendAt === undefined ? 0 : capMs
-  const spacingMs = Math.min(capMs, (cost / ownPerSecond) * 1000)
+  if (lastSendAt === undefined) return 0
+  const spacingMs = ownPerSecond > 0 ? Math.min(capMs, (cost / ownPerSecond) * 1000) : capMs
   return Math.max(0, lastSendAt + spacingMs - now)
 }
 
@@ -199,7 +216,12 @@ function fleetSpending(guidance: QuotaGuidance, now: number): { perSecond: numbe
   if (newest[0] - oldest[0] < MIN_SAMPLE_SPAN_MS || oldest[0] < now - MAX_SAMPLE_AGE_MS) return undefined
   const spanS = (newest[0] - oldest[0]) / 1000
   const own = newest[2] - oldest[2]
-  const used = oldest[1] - newest[1] + (guidance.quotaPerSecond as number) * spanS
+  // A continuous quota refilled Q·Δt meanwhile. A stepped one refilled nothing unless the
+  // count went up (a step landed): then the span says nothing and the lane waits for the next.
+  let used: number
+  if (guidance.continuous) used = oldest[1] - newest[1] + (guidance.quotaPerSecond as number) * spanS
+  else if (newest[1] <= oldest[1]) used = oldest[1] - newest[1]
+  else return undefined
   // One unit of our own counts at least: a lane that is about to send is part of the fleet.
   const ownUnits = Math.max(own, 1)
   return { perSecond: Math.max(used, ownUnits) / spanS, ownPerSecond: ownUnits / spanS }
