@@ -112,7 +112,8 @@ describe('atb (polite-fetch default)', () => {
       const pacer = make()
       pacer.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 37_500, ...policy })
       for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
-      pacer.onResult(T0 + 10_000, { ...ok, remaining: lastRemaining, resetAt: T0 + 60_000, ...policy })
+      // A continuous bucket: its reset is the time to refill what is missing at 4/3 a second.
+      pacer.onResult(T0 + 10_000, { ...ok, remaining: lastRemaining, resetAt: T0 + 10_000 + (100 - lastRemaining) * 750, ...policy })
       return pacer
     }
 
@@ -129,14 +130,26 @@ describe('atb (polite-fetch default)', () => {
 
     it('waits beyond a minute for its turn when even the aged hint says nothing is left', () => {
       // 50 → 0 in 10 s while we sent 1: the fleet spends 6.33/s. Once the next unit is due
-      // (0.75 s), the aged hint says 0.75 · (4/3 − 6.23) = −3.7 left, so the fleet may spend
-      // 4/3 + (−3.7 − 12)/30 = 0.81/s and our 0.1/s becomes 0.0128/s: one send every 78.1 s.
+      // (0.75 s), the aged hint says 0.75 · (4/3 − 6.23) < 0, i.e. still none left (a count never
+      // goes below 0), so the fleet may spend 4/3 − 12/30 = 0.93/s and our 0.1/s becomes 0.0147/s:
+      // one send every 67.9 s, beyond the 60 s a lane with units left would wait at most.
       const pacer = make()
       pacer.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 37_500, ...policy })
       pacer.onSend(T0 + 10_000, 1)
       pacer.onResult(T0 + 10_000, { ...ok, remaining: 0, resetAt: T0 + 85_000, ...policy })
       expect(pacer.delayMs(T0 + 10_000, 1)).toBe(750) // first the next unit, at Q
-      expect(pacer.delayMs(T0 + 10_750, 1)).toBe(77_359) // then the lane's turn, 78.1 s after its send
+      expect(pacer.delayMs(T0 + 10_750, 1)).toBe(67_858 - 750) // then the lane's turn, 67.9 s after its send
+    })
+
+    it('credits no refill between the steps of a quota that does not refill continuously', () => {
+      // Same counts, but the resets say the quota comes back in steps (reset far beyond what
+      // the missing units need at 4/3 a second): 30 units in 10 s is all the fleet spent.
+      const pacer = make()
+      pacer.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 60_000, ...policy })
+      for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+      pacer.onResult(T0 + 10_000, { ...ok, remaining: 20, resetAt: T0 + 60_000, ...policy })
+      // F = 3/s; target 1.6/s: 0.5 · 1.6 / 3 = 0.267/s, one send every 3.75 s.
+      expect(pacer.delayMs(T0 + 10_000, 1)).toBe(3750)
     })
 
     it('pays nothing while the fleet spends within the quota and what is left', () => {
