@@ -4,17 +4,19 @@
 // allocates no closures per request.
 import type { Signal } from '../core/types.js'
 import type { Lane } from './lane.js'
-import type { Job } from './limiter-types.js'
+import type { AttemptOutcome, AttemptReport, Job, Settlement } from './limiter-types.js'
 
 /** The parts of the limiter a call reaches back into (see create-limiter.ts). */
 export interface CallOwner {
   onCallerAbort(call: Call<unknown>): void
   onCallTimer(call: Call<unknown>): void
+  /** A `start`-style job reported its attempt (see Job.start). */
+  onAttemptReport(call: Call<unknown>, outcome: AttemptOutcome<unknown> | undefined, failed: boolean, error: unknown): void
 }
 
 export type CallState = 'queued' | 'running' | 'done'
 
-export class Call<T> {
+export class Call<T> implements AttemptReport<T> {
   readonly owner: CallOwner
   readonly job: Job<T>
   readonly lane: Lane
@@ -36,8 +38,12 @@ export class Call<T> {
   timerIsDeadline = false
   controller: AbortController | undefined = undefined
   lastSignal: Signal | undefined = undefined
-  resolve!: (value: T) => void
-  reject!: (reason: unknown) => void
+  /** Who learns how the call ended: run()'s promise, or the caller of submit(). */
+  sink!: Settlement<T>
+  /** Index in the limiter's list of calls with an attempt in flight; -1 when none. */
+  runningAt = -1
+  /** A `start`-style attempt is out and has not reported yet (guards against a second report). */
+  awaitingReport = false
 
   constructor(owner: CallOwner, lane: Lane, job: Job<T>, seq: number, now: number, deadlineMs: number, retryBudget: number) {
     this.owner = owner
@@ -49,6 +55,27 @@ export class Call<T> {
     this.deadlineAt = now + deadlineMs
     this.retryBudget = retryBudget
     this.enqueuedAt = now
+  }
+
+  resolve(value: T): void {
+    this.sink.resolve(value)
+  }
+
+  reject(reason: unknown): void {
+    this.sink.reject(reason)
+  }
+
+  /** AttemptReport of a `start`-style job: the call is its own report object (no allocation per attempt). */
+  done(outcome: AttemptOutcome<T>): void {
+    if (!this.awaitingReport) return
+    this.awaitingReport = false
+    this.owner.onAttemptReport(this as Call<unknown>, outcome, false, undefined)
+  }
+
+  failed(error: unknown): void {
+    if (!this.awaitingReport) return
+    this.awaitingReport = false
+    this.owner.onAttemptReport(this as Call<unknown>, undefined, true, error)
   }
 
   /** The caller's signal aborted (the call is registered as its 'abort' listener). */

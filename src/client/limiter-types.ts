@@ -28,6 +28,20 @@ export interface AttemptOutcome<T> {
   neutral?: boolean
 }
 
+/** How a `start`-style attempt reports back; exactly one call per attempt (later ones are ignored). */
+export interface AttemptReport<T> {
+  /** The attempt produced an outcome (a response). */
+  done(outcome: AttemptOutcome<T>): void
+  /** The attempt failed without an outcome (a transport error): as a rejected `attempt` promise. */
+  failed(error: unknown): void
+}
+
+/** Where `Limiter.submit` delivers a call's end: exactly one of the two, once. */
+export interface Settlement<T> {
+  resolve(value: T): void
+  reject(error: unknown): void
+}
+
 export interface Job<T> {
   /** Quota scope (lane key), e.g. `https://api.example.com` or `https://api.example.com#products`. */
   scope: string
@@ -48,6 +62,14 @@ export interface Job<T> {
    * cancelled. `undefined` is passed only to jobs that set `optionalAttemptSignal`.
    */
   attempt(attemptSignal: AbortSignal | undefined, attemptNumber: number): Promise<AttemptOutcome<T>>
+  /**
+   * Optional callback-style `attempt`, preferred when present: start the attempt and tell
+   * `report` its outcome (`done`) or failure (`failed`) later. No promise per attempt; a
+   * shell whose transport is callback-based (undici) keeps its hot path allocation-free.
+   * A report made synchronously inside `start` is handled on a microtask, so `start` never
+   * re-enters the limiter.
+   */
+  start?(attemptSignal: AbortSignal | undefined, attemptNumber: number, report: AttemptReport<T>): void
   /**
    * The job accepts `undefined` for `attemptSignal` when nothing but the limiter's close() could
    * abort the attempt (fetch, for one, must not be handed a long-lived shared signal: each request

@@ -1,34 +1,30 @@
-// The undici handler of ONE attempt. It holds the response at its start (the
-// connection paused) until the limiter decides: deliver it to the caller's handler,
-// or discard it (drain a 429/503 body so the socket can be reused) and try again.
-// Anything undici reports while the response is held is queued and replayed on
-// delivery, so the caller sees exactly one coherent response.
-import type { Dispatcher } from 'undici'
+// The undici handler of ONE attempt, and that attempt's outcome for the limiter. It
+// speaks undici's callback ("legacy") handler API downward: the dispatcher under us
+// then hands it the raw header Buffers as they came off the parser, with no
+// conversion to the newer controller API and back (which costs a Buffer or a string
+// per header, twice). A healthy response is handed to the caller inside undici's own
+// callback, with undici's own `resume`. A 429/503 is held (the connection paused, by
+// returning false) until the limiter decides: deliver it, or discard it (drain the
+// body so the socket is reused) and try again. Whatever undici reports while the
+// response is held is queued and replayed on delivery, so the caller sees exactly one
+// coherent response.
 import { errors } from 'undici'
-import type { AttemptOutcome } from '../client/limiter-types.js'
+import type { AttemptOutcome, AttemptReport } from '../client/limiter-types.js'
+import type { Signal } from '../core/types.js'
+import type { RawHeaders } from './dispatch-request.js'
 
-type Controller = Dispatcher.DispatchController
-type Handler = Dispatcher.DispatchHandler
-type Headers = Record<string, string | string[] | undefined>
-
-/** The caller-facing side that a delivered attempt forwards to (see PacedDispatch). */
+/** The caller-facing side a delivered attempt forwards to (see PacedDispatch). Returns: keep reading. */
 export interface DeliveryTarget {
-  readonly handler: Handler
-  readonly controller: Controller
-  readonly paused: boolean
-  /** The caller's handler got its final callback (end or error). */
-  settle(): boolean
-}
-
-export interface ResponseHead {
-  statusCode: number
-  headers: Headers
-  statusMessage: string | undefined
+  emitHeaders(statusCode: number, rawHeaders: RawHeaders, resume: () => void, statusMessage: string): boolean
+  emitData(chunk: Buffer): boolean
+  /** Both settle the caller's handler (at most once, whichever comes first). */
+  emitEnd(rawTrailers: RawHeaders | null): void
+  emitError(error: Error): void
 }
 
 type Queued =
   | { kind: 'data'; chunk: Buffer }
-  | { kind: 'end'; trailers: Headers }
+  | { kind: 'end'; trailers: RawHeaders | null }
   | { kind: 'error'; error: Error }
 
 type Mode = 'waiting' | 'held' | 'delivered' | 'discarded'
@@ -36,35 +32,55 @@ type Mode = 'waiting' | 'held' | 'delivered' | 'discarded'
 /** Who started the attempt: told when its head (or failure) is in. */
 export interface AttemptOwner {
   onHead(attempt: AttemptHandler): void
-  onInformational(head: ResponseHead): void
+  onInformational(statusCode: number, rawHeaders: RawHeaders, statusMessage: string): void
   readonly discardMaxBytes: number
 }
 
-export class AttemptHandler implements Handler {
-  head: ResponseHead | undefined
+const NO_SIGNAL: Signal = Object.freeze({ kind: 'error', status: 0 }) as Signal
+
+export class AttemptHandler implements AttemptOutcome<AttemptHandler> {
+  // --- the outcome the limiter reads (set by the owner in onHead) ---
+  signal: Signal = NO_SIGNAL
+  retryable = false
+  reason: string | undefined = undefined
+
+  // --- the response ---
+  /** 0 until a response head is in (and when the attempt failed without one). */
+  statusCode = 0
+  rawHeaders: RawHeaders | null = null
+  statusMessage = ''
   /** The failure, when the attempt ended without a response. */
   error: Error | undefined
   /** The limiter's signal for this attempt (timeout, deadline, close), when it is not the caller's own. */
   readonly attemptSignal: AbortSignal | undefined
-  /** Settles the limiter's attempt promise. */
-  readonly resolveOutcome: (outcome: AttemptOutcome<AttemptHandler>) => void
+  /** Where the outcome goes (the limiter's call). */
+  readonly report: AttemptReport<AttemptHandler>
   #mode: Mode = 'waiting'
-  #controller: Controller | undefined
+  #abort: ((reason: Error) => void) | undefined
+  #resume: (() => void) | undefined
   #pendingAbort: Error | undefined
   // Events undici reported while the response was held; allocated only when there are any.
   #queue: Queued[] | undefined
   #target: DeliveryTarget | undefined
+  /** The caller's last answer: false = it wants the stream paused until it resumes. */
+  #flowing = true
   #discardedBytes = 0
   readonly #owner: AttemptOwner
 
-  constructor(
-    owner: AttemptOwner,
-    attemptSignal: AbortSignal | undefined,
-    resolveOutcome: (outcome: AttemptOutcome<AttemptHandler>) => void,
-  ) {
+  constructor(owner: AttemptOwner, attemptSignal: AbortSignal | undefined, report: AttemptReport<AttemptHandler>) {
     this.#owner = owner
     this.attemptSignal = attemptSignal
-    this.resolveOutcome = resolveOutcome
+    this.report = report
+  }
+
+  /** AttemptOutcome.value: the attempt is its own outcome (one object per attempt). */
+  get value(): AttemptHandler {
+    return this
+  }
+
+  /** Whether the caller's handler already has this attempt. */
+  get delivered(): boolean {
+    return this.#mode === 'delivered'
   }
 
   /** The attempt signal aborted (this object is its listener: no closure per attempt). */
@@ -73,45 +89,39 @@ export class AttemptHandler implements Handler {
     this.abort(reason instanceof Error ? reason : new errors.RequestAbortedError(String(reason ?? 'aborted')))
   }
 
-  /** Shared `discard` of every outcome (the limiter calls it as `outcome.discard()`). */
-  static discardOutcome(this: AttemptOutcome<AttemptHandler>): void {
-    this.value.discard()
-  }
-
   /** Abort this attempt's request while in flight (timeout, caller abort, deadline) or once delivered (caller abort). */
   abort(reason: Error): void {
     // A held or discarded response is already decided on: it is drained, not cut off.
     if (this.#mode === 'held' || this.#mode === 'discarded') return
-    if (this.#controller) this.#controller.abort(reason)
+    if (this.#abort) this.#abort(reason)
     else this.#pendingAbort ??= reason
   }
 
-  pause(): void {
-    this.#controller?.pause()
-  }
-
+  /** The caller wants more (its resume): replay what is queued, then let undici read on. */
   resume(): void {
     if (this.#mode !== 'delivered' || !this.#target) return
+    this.#flowing = true
     this.#flush(this.#target)
   }
 
-  /** Hand the held response (or the failure) to the caller's handler. */
+  /** Hand the response (or the failure) to the caller; called with the response held, or inside onHeaders. */
   deliver(target: DeliveryTarget): void {
     this.#target = target
+    const held = this.#mode === 'held'
     this.#mode = 'delivered'
-    if (!this.head) {
-      if (target.settle()) target.handler.onResponseError?.(target.controller, this.error ?? new Error('attempt failed'))
+    if (this.statusCode === 0) {
+      target.emitError(this.error ?? new Error('attempt failed'))
       return
     }
-    const { statusCode, headers, statusMessage } = this.head
     try {
-      target.controller.rawHeaders = this.#controller?.rawHeaders
-      target.handler.onResponseStart?.(target.controller, statusCode, headers as never, statusMessage)
+      // Delivered inside undici's onHeaders with nothing queued: undici's own resume will do.
+      const resume = held && this.#queue === undefined && this.#inHeaders ? this.#resume! : () => this.resume()
+      this.#flowing = target.emitHeaders(this.statusCode, this.rawHeaders!, resume, this.statusMessage)
     } catch (error) {
       this.#failDelivery(target, error)
       return
     }
-    this.#flush(target)
+    if (!this.#inHeaders) this.#flush(target)
   }
 
   /** Throw the held response away: drain a small body (keeps the socket), abort a large one. */
@@ -120,106 +130,107 @@ export class AttemptHandler implements Handler {
     this.#mode = 'discarded'
     const finished = this.#queue?.some((item) => item.kind !== 'data') ?? false
     this.#queue = undefined
-    if (!finished) this.#controller?.resume()
+    if (!finished && !this.#inHeaders) this.#resume?.()
   }
 
-  onRequestStart(controller: Controller): void {
-    this.#controller = controller
-    if (this.#pendingAbort) controller.abort(this.#pendingAbort)
+  // True while undici's onHeaders runs (its return value then says paused or not).
+  #inHeaders = false
+
+  // --- undici's handler API ---
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.#abort = abort
+    if (this.#pendingAbort) abort(this.#pendingAbort)
   }
 
-  onResponseStart(controller: Controller, statusCode: number, headers: Headers, statusMessage?: string): void {
+  onHeaders(statusCode: number, rawHeaders: RawHeaders, resume: () => void, statusMessage: string): boolean {
     if (statusCode < 200) {
-      // 1xx informational: harmless to pass on at once (undici's onInfo).
-      this.#owner.onInformational({ statusCode, headers, statusMessage })
-      return
+      // 1xx informational: harmless to pass on at once.
+      this.#owner.onInformational(statusCode, rawHeaders, statusMessage)
+      return true
     }
-    this.head = { statusCode, headers, statusMessage }
+    this.statusCode = statusCode
+    this.rawHeaders = rawHeaders
+    this.statusMessage = statusMessage
+    this.#resume = resume
     this.#mode = 'held'
-    this.#owner.onHead(this)
+    this.#inHeaders = true
+    try {
+      this.#owner.onHead(this)
+    } finally {
+      this.#inHeaders = false
+    }
+    // onHead may have delivered or discarded the attempt (read afresh: TypeScript keeps the narrowing).
+    const mode = this.#mode as Mode
+    if (mode === 'delivered') return this.#flowing
     // Still undecided (a 429/503 the limiter may retry): hold the body back.
-    if (this.#mode === 'held') controller.pause()
+    return mode === 'discarded'
   }
 
-  /** Whether the caller's handler already has this attempt. */
-  get delivered(): boolean {
-    return this.#mode === 'delivered'
-  }
-
-  onResponseData(controller: Controller, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     switch (this.#mode) {
-      case 'delivered': {
-        const target = this.#target!
-        target.handler.onResponseData?.(target.controller, chunk)
-        if (target.paused) controller.pause()
-        return
-      }
+      case 'delivered':
+        return (this.#flowing = this.#target!.emitData(chunk))
       case 'discarded':
         this.#discardedBytes += chunk.length
-        if (this.#discardedBytes > this.#owner.discardMaxBytes) controller.abort(new Error('discarded response body too large'))
-        return
+        if (this.#discardedBytes > this.#owner.discardMaxBytes) this.#abort?.(new Error('discarded response body too large'))
+        return true
       default:
-        (this.#queue ??= []).push({ kind: 'data', chunk })
+        ;(this.#queue ??= []).push({ kind: 'data', chunk })
+        return false
     }
   }
 
-  onResponseEnd(_controller: Controller, trailers: Headers): void {
+  onComplete(rawTrailers: RawHeaders | null): void {
     switch (this.#mode) {
-      case 'delivered': {
-        const target = this.#target!
-        target.controller.rawTrailers = this.#controller?.rawTrailers
-        if (target.settle()) target.handler.onResponseEnd?.(target.controller, trailers as never)
+      case 'delivered':
+        this.#target!.emitEnd(rawTrailers)
         return
-      }
       case 'discarded':
         return
       default:
-        (this.#queue ??= []).push({ kind: 'end', trailers })
+        ;(this.#queue ??= []).push({ kind: 'end', trailers: rawTrailers })
     }
   }
 
-  onResponseError(_controller: Controller | undefined, error: Error): void {
+  onError(error: Error): void {
     switch (this.#mode) {
       case 'waiting':
         this.error = error
         this.#mode = 'held'
         this.#owner.onHead(this)
         return
-      case 'delivered': {
-        const target = this.#target!
-        if (target.settle()) target.handler.onResponseError?.(target.controller, error)
+      case 'delivered':
+        this.#target!.emitError(error)
         return
-      }
       case 'discarded':
         return
       default:
-        (this.#queue ??= []).push({ kind: 'error', error })
+        ;(this.#queue ??= []).push({ kind: 'error', error })
     }
   }
 
   #flush(target: DeliveryTarget): void {
+    const queue = this.#queue
     try {
-      const queue = this.#queue
-      while (queue !== undefined && queue.length > 0 && !target.paused) {
+      while (queue !== undefined && queue.length > 0 && this.#flowing) {
         const item = queue.shift()!
-        if (item.kind === 'data') target.handler.onResponseData?.(target.controller, item.chunk)
-        else if (item.kind === 'end') {
-          target.controller.rawTrailers = this.#controller?.rawTrailers
-          if (target.settle()) target.handler.onResponseEnd?.(target.controller, item.trailers as never)
-        } else if (target.settle()) target.handler.onResponseError?.(target.controller, item.error)
+        if (item.kind === 'data') this.#flowing = target.emitData(item.chunk)
+        else if (item.kind === 'end') target.emitEnd(item.trailers)
+        else target.emitError(item.error)
       }
     } catch (error) {
       this.#failDelivery(target, error)
       return
     }
-    if ((this.#queue === undefined || this.#queue.length === 0) && !target.paused) this.#controller?.resume()
+    if ((queue === undefined || queue.length === 0) && this.#flowing) this.#resume?.()
   }
 
   // A caller handler that throws is treated as undici treats it: the request fails.
   #failDelivery(target: DeliveryTarget, error: unknown): void {
     const reason = error instanceof Error ? error : new Error(String(error))
     this.#queue = undefined
-    this.#controller?.abort(reason)
-    if (target.settle()) target.handler.onResponseError?.(target.controller, reason)
+    this.#abort?.(reason)
+    target.emitError(reason)
   }
 }

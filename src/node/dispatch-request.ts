@@ -108,3 +108,54 @@ export function readResponseSignals(status: number, headers: ResponseHeaders, no
   }
   return signal
 }
+
+/** undici's legacy handlers see raw headers: `[name, value, name, value, …]`, Buffers (or strings). */
+export type RawHeaders = ReadonlyArray<Buffer | string | ReadonlyArray<Buffer | string>>
+
+function text(value: Buffer | string | ReadonlyArray<Buffer | string>): string | string[] {
+  if (typeof value === 'string') return value
+  if (Array.isArray(value)) return value.map((item: Buffer | string) => (typeof item === 'string' ? item : item.toString('utf8')))
+  return (value as Buffer).toString('utf8')
+}
+
+/** Raw headers as the lower-cased record undici's newer handler API uses (repeats become arrays). */
+export function parseRawHeaders(raw: RawHeaders | null | undefined): ResponseHeaders {
+  const out: ResponseHeaders = {}
+  if (raw == null) return out
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = String(raw[i]).toLowerCase()
+    const value = text(raw[i + 1]!)
+    const seen = out[name]
+    if (seen === undefined) out[name] = value
+    else out[name] = (Array.isArray(seen) ? seen : [seen]).concat(value)
+  }
+  return out
+}
+
+// First letters and lengths of the names `readSignals` understands: a raw name that
+// matches neither is skipped without being turned into a string.
+const signalFirstBytes = new Set(SIGNAL_HEADER_NAMES.map((name) => name.charCodeAt(0)))
+const signalLengths = new Set(SIGNAL_HEADER_NAMES.map((name) => name.length))
+
+function mayBeSignalName(name: Buffer | string | ReadonlyArray<Buffer | string>): boolean {
+  if (typeof name === 'string') return signalHeaderNames.has(name.toLowerCase())
+  if (!Buffer.isBuffer(name)) return true
+  // ASCII lower-casing of the first byte (| 0x20) suffices for the test: names are tokens.
+  if (!signalLengths.has(name.length) || !signalFirstBytes.has(name[0]! | 0x20)) return false
+  return signalHeaderNames.has(name.toString('latin1').toLowerCase())
+}
+
+/**
+ * `readResponseSignals` over raw headers. A response without any rate-limit field (the
+ * usual case) costs one look at each name's length and first byte, and allocates nothing.
+ */
+export function readRawResponseSignals(status: number, raw: RawHeaders | null | undefined, now: number): Signal {
+  if (raw != null) {
+    for (let i = 0; i < raw.length; i += 2) {
+      if (mayBeSignalName(raw[i]!)) return readResponseSignals(status, parseRawHeaders(raw), now)
+    }
+  }
+  return readResponseSignals(status, noHeaderRecord, now)
+}
+
+const noHeaderRecord: ResponseHeaders = Object.freeze({})

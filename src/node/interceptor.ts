@@ -8,8 +8,8 @@ import { startClientTelemetry, type ClientTelemetryOptions } from '../client/cli
 import { createLimiter, type Limiter } from '../client/create-limiter.js'
 import type { LimiterOptions } from '../client/options.js'
 import { RouteScopes } from '../core/scope.js'
-import { originScope, readResponseSignals } from './dispatch-request.js'
-import { PacedDispatch, type PacingContext } from './paced-dispatch.js'
+import { originScope, readRawResponseSignals } from './dispatch-request.js'
+import { type CallerHandler, PacedDispatch, type PacingContext } from './paced-dispatch.js'
 
 export interface PoliteInterceptorOptions extends LimiterOptions {
   /**
@@ -56,14 +56,14 @@ export function politeInterceptor(options: PoliteInterceptorOptions = {}): Polit
   const discardMaxBytes = options.discardMaxBytes ?? DEFAULT_DISCARD_MAX_BYTES
 
   const interceptor = (dispatch: Dispatcher.Dispatch): Dispatcher.Dispatch => {
-    const context: PacingContext = { dispatch, readSignals: readResponseSignals, now, discardMaxBytes, learn }
+    const context: PacingContext = { dispatch, readSignals: readRawResponseSignals, now, discardMaxBytes, learn }
     return function politeDispatch(opts, handler) {
       // Upgrades and CONNECT tunnels hold a socket, not a request/response: not paced.
       if (opts.upgrade || opts.method === 'CONNECT') return dispatch(opts, handler)
-      const paced = new PacedDispatch(opts, handler, context)
-      // The caller's handler gets its controller now, so an abort during the lane wait
+      const paced = new PacedDispatch(opts, handler as CallerHandler, context)
+      // The caller's handler gets its abort now, so an abort during the lane wait
       // cancels the wait instead of waiting for a socket to abort on.
-      handler.onRequestStart?.(paced, {})
+      paced.begin()
       if (paced.aborted) return true
       try {
         paced.scope = scopeOf(opts)
@@ -71,10 +71,10 @@ export function politeInterceptor(options: PoliteInterceptorOptions = {}): Polit
         paced.fail(error)
         return true
       }
-      limiter.run(paced).then(
-        (attempt) => paced.deliver(attempt),
-        (error: unknown) => paced.fail(error),
-      )
+      // The dispatch is the limiter's job and where its call ends: no promise, and on a
+      // clean lane the attempt is dispatched before this returns.
+      if (typeof limiter.submit === 'function') limiter.submit(paced, paced)
+      else (limiter as Limiter).run(paced).then((attempt) => paced.resolve(attempt), (error: unknown) => paced.reject(error))
       // Queued, not refused: undici's back-pressure ("busy, wait for drain") does not apply.
       return true
     }

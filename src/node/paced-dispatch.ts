@@ -1,19 +1,44 @@
-// One caller dispatch as it goes through the limiter: the controller the caller's
-// handler holds (abort / pause / resume), the limiter job whose attempts are real
-// undici dispatches, and exactly-once settlement of the caller's handler.
+// One caller dispatch as it goes through the limiter: what the caller's handler holds
+// to abort (and, for the controller API, pause / resume), the limiter job whose
+// attempts are real undici dispatches, and exactly-once settlement of the caller's handler.
+//
+// The caller's handler is spoken to in the API that costs it least. `request`,
+// `fetch`, `stream` and `pipeline` pass undici callback-style ("legacy") handlers,
+// which `Dispatcher.compose` wraps in a `WrapHandler` that offers BOTH APIs: through
+// its callback side the raw headers reach them untouched. Only a handler that speaks
+// the controller API alone gets a parsed header record.
 import type { Dispatcher } from 'undici'
 import { errors } from 'undici'
-import type { AttemptOutcome, Job } from '../client/limiter-types.js'
+import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../client/limiter-types.js'
 import type { Signal } from '../core/types.js'
-import { AttemptHandler, type AttemptOwner, type DeliveryTarget, type ResponseHead } from './attempt-handler.js'
-import { isIdempotent, isReplayableBody } from './dispatch-request.js'
+import { AttemptHandler, type AttemptOwner, type DeliveryTarget } from './attempt-handler.js'
+import { isIdempotent, isReplayableBody, parseRawHeaders, type RawHeaders } from './dispatch-request.js'
 
-type Handler = Dispatcher.DispatchHandler
+/** Both handler APIs of undici 7 (a caller's handler has one of them, or both). */
+export interface CallerHandler
+  extends Omit<Dispatcher.DispatchHandler, 'onConnect' | 'onHeaders' | 'onData' | 'onComplete' | 'onError'> {
+  onConnect?(abort: (reason?: Error) => void, context: object): void
+  onHeaders?(statusCode: number, rawHeaders: RawHeaders, resume: () => void, statusMessage: string): boolean | void
+  onData?(chunk: Buffer): boolean | void
+  onComplete?(rawTrailers: RawHeaders | null): void
+  onError?(error: Error): void
+}
+
+/**
+ * Whether to speak the callback API to `handler`: it has no other, or it is undici's
+ * `WrapHandler` (what `compose` puts around callback-style handlers), whose callback
+ * side forwards to the wrapped handler unchanged. Any other handler offering both is
+ * spoken to through the controller API, which undici treats as the primary one.
+ */
+export function speaksCallbacks(handler: CallerHandler): boolean {
+  if (typeof handler.onRequestStart !== 'function') return true
+  return typeof handler.onHeaders === 'function' && handler.constructor?.name === 'WrapHandler'
+}
 
 /** What the interceptor shares with every paced dispatch. */
 export interface PacingContext {
   dispatch: Dispatcher.Dispatch
-  readSignals(status: number, headers: Record<string, string | string[] | undefined>, now: number): Signal
+  readSignals(status: number, rawHeaders: RawHeaders | null, now: number): Signal
   now(): number
   discardMaxBytes: number
   /** Remember that this dispatch's route draws on the named policy (lane refinement). */
@@ -32,10 +57,13 @@ type AbortListener = ((this: AbortSignal, event: Event) => unknown) | { handleEv
  * per request instead of several, and no `new AbortController()`, which costs Node 20
  * several microseconds and much garbage: a real share of an unthrottled request.
  */
-export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTarget, AttemptOwner, Job<AttemptHandler> {
+export class PacedDispatch
+  implements Dispatcher.DispatchController, DeliveryTarget, AttemptOwner, Job<AttemptHandler>, Settlement<AttemptHandler>
+{
   rawHeaders: Dispatcher.DispatchController['rawHeaders'] = null
   rawTrailers: Dispatcher.DispatchController['rawTrailers'] = null
-  readonly handler: Handler
+  readonly handler: CallerHandler
+  readonly #callbacks: boolean
   readonly #opts: Dispatcher.DispatchOptions
   readonly #context: PacingContext
   readonly #replayable: boolean
@@ -48,13 +76,16 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
   #settled = false
   #current: AttemptHandler | undefined
   #delivered: AttemptHandler | undefined
+  /** Controller API: what resumes the delivered response's flow. */
+  #resume: (() => void) | undefined
 
   /** The lane. Set before the job is run. */
   scope = ''
 
-  constructor(opts: Dispatcher.DispatchOptions, handler: Handler, context: PacingContext) {
+  constructor(opts: Dispatcher.DispatchOptions, handler: CallerHandler, context: PacingContext) {
     this.#opts = opts
     this.handler = handler
+    this.#callbacks = speaksCallbacks(handler)
     this.#context = context
     this.#replayable = isReplayableBody(opts.body)
   }
@@ -71,6 +102,15 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
   get reason(): Error | null {
     return this.#reason
   }
+  /**
+   * Give the caller's handler its means to abort now, before the lane wait, so an abort
+   * during the wait cancels it instead of waiting for a socket to abort on.
+   */
+  begin(): void {
+    if (this.#callbacks) this.handler.onConnect?.((reason) => this.abort(reason), {})
+    else this.handler.onRequestStart?.(this, {})
+  }
+
   /** Caller's abort signal for the limiter: cancels the lane wait, the attempt and retry waits. */
   get signal(): AbortSignal {
     return this as unknown as AbortSignal
@@ -133,37 +173,60 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
     this.fail(this.#reason)
   }
 
+  // Controller API (pause takes effect at the next callback's answer, as undici's own
+  // controller for callback-style dispatchers does).
   pause(): void {
     this.#paused = true
-    this.#delivered?.pause()
   }
 
   resume(): void {
     if (!this.#paused) return
     this.#paused = false
-    this.#delivered?.resume()
+    this.#resume?.()
   }
 
-  settle(): boolean {
+  #settle(): boolean {
     if (this.#settled) return false
     this.#settled = true
     return true
   }
 
-  /** Settle the caller's handler with an error (limiter rejection, abort before delivery). */
-  fail(error: unknown): void {
-    // Once delivered, the response belongs to the caller; only undici's own callbacks settle it.
-    if (this.#delivered) return
-    const reason = error instanceof Error ? error : new Error(String(error))
-    // An attempt still in flight (deadline, close) is cancelled, not left to finish unseen.
-    this.#current?.abort(reason)
-    this.#current?.discard()
-    if (!this.settle()) return
-    this.handler.onResponseError?.(this, reason)
+  // --- DeliveryTarget: the caller's handler, in its own API ---
+
+  emitHeaders(statusCode: number, rawHeaders: RawHeaders, resume: () => void, statusMessage: string): boolean {
+    if (this.#callbacks) return this.handler.onHeaders?.(statusCode, rawHeaders, resume, statusMessage) !== false
+    this.rawHeaders = rawHeaders as Buffer[]
+    this.#resume = resume
+    this.handler.onResponseStart?.(this, statusCode, parseRawHeaders(rawHeaders) as never, statusMessage)
+    return !this.#paused
   }
 
+  emitData(chunk: Buffer): boolean {
+    if (this.#callbacks) return this.handler.onData?.(chunk) !== false
+    this.handler.onResponseData?.(this, chunk)
+    return !this.#paused
+  }
+
+  emitEnd(rawTrailers: RawHeaders | null): void {
+    if (!this.#settle()) return
+    if (this.#callbacks) {
+      this.handler.onComplete?.(rawTrailers)
+      return
+    }
+    this.rawTrailers = rawTrailers as Buffer[] | null
+    this.handler.onResponseEnd?.(this, parseRawHeaders(rawTrailers) as never)
+  }
+
+  emitError(error: Error): void {
+    if (!this.#settle()) return
+    if (this.#callbacks) this.handler.onError?.(error)
+    else this.handler.onResponseError?.(this, error)
+  }
+
+  // --- Settlement: how the limiter's call ended ---
+
   /** The limiter chose this attempt's result: the caller gets it. */
-  deliver(attempt: AttemptHandler): void {
+  resolve(attempt: AttemptHandler): void {
     if (this.#delivered === attempt) return
     if (this.#settled || this.#delivered) {
       attempt.discard()
@@ -173,22 +236,41 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
     attempt.deliver(this)
   }
 
-  /** One limiter attempt = one real dispatch down the chain. */
-  attempt(attemptSignal: AbortSignal | undefined): Promise<AttemptOutcome<AttemptHandler>> {
-    return new Promise((resolve) => {
-      // Without a per-attempt timeout the limiter hands back our own caller signal, whose
-      // abort already reaches the current attempt (see abort()): no listener needed.
-      const signal = attemptSignal === this.signal ? undefined : attemptSignal
-      const attempt = new AttemptHandler(this, signal, resolve)
-      this.#current = attempt
-      if (signal?.aborted) attempt.handleEvent()
-      else signal?.addEventListener('abort', attempt)
-      try {
-        this.#context.dispatch(this.#opts, attempt)
-      } catch (error) {
-        attempt.onResponseError(undefined, error instanceof Error ? error : new Error(String(error)))
-      }
-    })
+  /** Settle the caller's handler with an error (limiter rejection, abort before delivery). */
+  reject(error: unknown): void {
+    // Once delivered, the response belongs to the caller; only undici's own callbacks settle it.
+    if (this.#delivered) return
+    const reason = error instanceof Error ? error : new Error(String(error))
+    // An attempt still in flight (deadline, close) is cancelled, not left to finish unseen.
+    this.#current?.abort(reason)
+    this.#current?.discard()
+    this.emitError(reason)
+  }
+
+  fail(error: unknown): void {
+    this.reject(error)
+  }
+
+  // --- Job: one limiter attempt = one real dispatch down the chain ---
+
+  start(attemptSignal: AbortSignal | undefined, _attemptNumber: number, report: AttemptReport<AttemptHandler>): void {
+    // Without a per-attempt timeout the limiter hands back our own caller signal, whose
+    // abort already reaches the current attempt (see abort()): no listener needed.
+    const signal = attemptSignal === this.signal ? undefined : attemptSignal
+    const attempt = new AttemptHandler(this, signal, report)
+    this.#current = attempt
+    if (signal?.aborted) attempt.handleEvent()
+    else signal?.addEventListener('abort', attempt)
+    try {
+      this.#context.dispatch(this.#opts, attempt as unknown as Dispatcher.DispatchHandler)
+    } catch (error) {
+      attempt.onError(error instanceof Error ? error : new Error(String(error)))
+    }
+  }
+
+  /** The promise form, for a limiter that does not call `start`. */
+  attempt(attemptSignal: AbortSignal | undefined, attemptNumber: number): Promise<AttemptOutcome<AttemptHandler>> {
+    return new Promise((done, failed) => this.start(attemptSignal, attemptNumber, { done, failed }))
   }
 
   get discardMaxBytes(): number {
@@ -198,47 +280,45 @@ export class PacedDispatch implements Dispatcher.DispatchController, DeliveryTar
   /** The attempt's response head (or failure) is in: tell the limiter what it said. */
   onHead(attempt: AttemptHandler): void {
     attempt.attemptSignal?.removeEventListener('abort', attempt)
-    const outcome = this.#outcome(attempt)
-    // A response that is not congestion is final whatever the limiter's state: hand it
-    // over now, in undici's own callback, instead of pausing the socket for a round trip
-    // through the limiter's promises (the no-cost-when-healthy path).
-    if (outcome.signal.kind === 'ok') this.deliver(attempt)
-    attempt.resolveOutcome(outcome)
+    this.#readOutcome(attempt)
+    if (attempt.signal.kind === 'ok') {
+      // Not congestion: final whatever the limiter's state. Handed over now, inside
+      // undici's callback (no pause, no promise), then the limiter learns from it.
+      this.resolve(attempt)
+      attempt.report.done(attempt)
+      return
+    }
+    // Congestion or failure: the limiter decides (retry, give up, deliver) off undici's
+    // callback stack, with the response held.
+    queueMicrotask(() => attempt.report.done(attempt))
   }
 
-  #outcome(attempt: AttemptHandler): AttemptOutcome<AttemptHandler> {
-    const discard = AttemptHandler.discardOutcome
-    if (!attempt.head) {
-      // No response: whether the request may be sent again is the job's `retryErrors`.
-      const outcome: AttemptOutcome<AttemptHandler> = {
-        signal: { kind: 'error', status: 0 },
-        value: attempt,
-        retryable: this.#replayable,
-        discard,
-      }
-      if (!this.#replayable) outcome.reason = BODY_NOT_REPLAYABLE
-      return outcome
-    }
-    const { statusCode, headers } = attempt.head
+  #readOutcome(attempt: AttemptHandler): void {
+    attempt.retryable = this.#replayable
+    if (!this.#replayable) attempt.reason = BODY_NOT_REPLAYABLE
+    const statusCode = attempt.statusCode
+    // No response: whether the request may be sent again is the job's `retryErrors`.
+    if (statusCode === 0) return
     let signal: Signal
     try {
-      signal = this.#context.readSignals(statusCode, headers, this.#context.now())
+      signal = this.#context.readSignals(statusCode, attempt.rawHeaders, this.#context.now())
     } catch {
       // Bad headers never break a request: treat them as absent.
       signal = { kind: statusCode === 429 ? 'throttled' : statusCode === 503 ? 'overloaded' : 'ok', status: statusCode }
     }
+    attempt.signal = signal
     if (signal.policy !== undefined) this.#context.learn?.(this.#opts, signal.policy)
-    const outcome: AttemptOutcome<AttemptHandler> = { signal, value: attempt, retryable: this.#replayable, discard }
-    if (!this.#replayable) outcome.reason = BODY_NOT_REPLAYABLE
-    return outcome
   }
 
-  onInformational(info: ResponseHead): void {
+  onInformational(statusCode: number, rawHeaders: RawHeaders, statusMessage: string): void {
     if (this.#settled) return
     try {
-      this.handler.onResponseStart?.(this, info.statusCode, info.headers as never, info.statusMessage)
+      if (this.#callbacks) this.handler.onHeaders?.(statusCode, rawHeaders, noop, statusMessage)
+      else this.handler.onResponseStart?.(this, statusCode, parseRawHeaders(rawHeaders) as never, statusMessage)
     } catch {
       // An informational response is advisory; a handler that chokes on it is not our failure.
     }
   }
 }
+
+function noop(): void {}

@@ -9,6 +9,8 @@ import {
   RetryBudgetError,
 } from '../../src/client/errors.js'
 import type { LimiterOptions } from '../../src/client/options.js'
+import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../../src/client/limiter-types.js'
+import type { Signal } from '../../src/core/types.js'
 import { memoryStore } from '../../src/storage/memory-store.js'
 import { flushPromises, ManualClock } from '../helpers/manual-clock.js'
 import { recordingStrategy } from '../helpers/recording-strategy.js'
@@ -452,5 +454,102 @@ describe('createLimiter: safety and settling', () => {
     for (const attempt of log.started) attempt.answer(ok)
     await flushPromises()
     for (const lane of limiter.stats()) expect(lane).toMatchObject({ queued: 0, inFlight: 0 })
+  })
+})
+
+describe('createLimiter: submit() with callback-style (start) jobs', () => {
+  /** A job whose attempts report through `report` (no promise); the test answers them by hand. */
+  function startJob(scope: string, label: string) {
+    const reports: { report: AttemptReport<string>; signal: AbortSignal | undefined; number: number }[] = []
+    const job: Job<string> = {
+      scope,
+      label,
+      attempt: () => Promise.reject(new Error('start() is preferred')),
+      start(signal, number, report) {
+        reports.push({ report, signal, number })
+      },
+    }
+    const settled: { value?: string; error?: unknown; count: number } = { count: 0 }
+    const sink: Settlement<string> = {
+      resolve(value) {
+        settled.value = value
+        settled.count++
+      },
+      reject(error) {
+        settled.error = error
+        settled.count++
+      },
+    }
+    return { job, reports, settled, sink }
+  }
+  const outcome = (signal: Signal, value: string): AttemptOutcome<string> => ({ signal, value, retryable: true })
+
+  it('starts the attempt inside submit on a clean lane and settles synchronously on its report', () => {
+    const { limiter } = setup()
+    const { job, reports, settled, sink } = startJob('s', 'a')
+    limiter.submit(job, sink)
+    expect(reports).toHaveLength(1)
+    reports[0]!.report.done(outcome(ok, 'a#1'))
+    // No promise anywhere between the report and the caller.
+    expect(settled).toEqual({ value: 'a#1', count: 1 })
+    expect(limiter.stats()[0]).toMatchObject({ attempts: 1, successes: 1, inFlight: 0 })
+  })
+
+  it('retries a throttled report and ignores a second report of the same attempt', async () => {
+    const { limiter, clock } = setup()
+    const { job, reports, settled, sink } = startJob('s', 'a')
+    limiter.submit(job, sink)
+    reports[0]!.report.done(outcome(throttled(), 'a#1'))
+    reports[0]!.report.done(outcome(ok, 'late duplicate'))
+    expect(settled.count).toBe(0)
+    await clock.advance(1_000)
+    expect(reports.map((r) => r.number)).toEqual([1, 2])
+    reports[1]!.report.done(outcome(ok, 'a#2'))
+    expect(settled).toEqual({ value: 'a#2', count: 1 })
+  })
+
+  it('a report made inside start() is finished on a microtask, not re-entrantly', async () => {
+    const { limiter } = setup()
+    let settledDuringStart: boolean | undefined
+    let count = 0
+    const job: Job<string> = {
+      scope: 's',
+      attempt: () => Promise.reject(new Error('unused')),
+      start(_signal, _number, report) {
+        report.failed(new Error('refused synchronously'))
+        settledDuringStart = count > 0
+      },
+    }
+    limiter.submit(job, { resolve: () => count++, reject: () => count++ })
+    expect(settledDuringStart).toBe(false)
+    expect(count).toBe(0)
+    await flushPromises()
+    expect(count).toBe(1)
+    expect(limiter.stats()[0]).toMatchObject({ errors: 1, inFlight: 0 })
+  })
+
+  it('close() rejects calls whose attempts are in flight, however many come and go', async () => {
+    const { limiter } = setup()
+    const jobs = ['a', 'b', 'c', 'd'].map((label) => startJob('s', label))
+    for (const { job, sink } of jobs) limiter.submit(job, sink)
+    // b and d finish (swap-removal from the in-flight list), a and c stay in flight.
+    jobs[1]!.reports[0]!.report.done(outcome(ok, 'b'))
+    jobs[3]!.reports[0]!.report.done(outcome(ok, 'd'))
+    await limiter.close()
+    expect(jobs.map(({ settled }) => (settled.error instanceof ClosedError ? 'closed' : settled.value))).toEqual([
+      'closed',
+      'b',
+      'closed',
+      'd',
+    ])
+    expect(jobs[0]!.reports[0]!.signal?.aborted).toBe(true)
+  })
+
+  it('rejects through the sink when the limiter is closed', async () => {
+    const { limiter } = setup()
+    await limiter.close()
+    const { job, settled, sink } = startJob('s', 'a')
+    limiter.submit(job, sink)
+    expect(settled.error).toBeInstanceOf(ClosedError)
   })
 })

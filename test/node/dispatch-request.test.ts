@@ -5,6 +5,8 @@ import {
   isIdempotent,
   isReplayableBody,
   originScope,
+  parseRawHeaders,
+  readRawResponseSignals,
   readResponseSignals,
   ResponseHeaderSource,
 } from '../../src/node/dispatch-request.js'
@@ -72,5 +74,41 @@ describe('readResponseSignals', () => {
   it('joins repeated header values as one field', () => {
     expect(new ResponseHeaderSource({ 'x-a': ['1', '2'] }).get('x-a')).toBe('1, 2')
     expect(new ResponseHeaderSource({}).get('x-a')).toBeNull()
+  })
+})
+
+describe('raw headers (undici’s callback handler API)', () => {
+  const raw = (...pairs: string[]): Buffer[] => pairs.map((item) => Buffer.from(item, 'latin1'))
+
+  it('parses them into the lower-cased record of the controller API, repeats as arrays', () => {
+    expect(parseRawHeaders(raw('Content-Type', 'text/plain', 'Set-Cookie', 'a=1', 'set-cookie', 'b=2', 'X-Three', '3', 'x-three', '4', 'X-THREE', '5'))).toEqual({
+      'content-type': 'text/plain',
+      'set-cookie': ['a=1', 'b=2'],
+      'x-three': ['3', '4', '5'],
+    })
+    expect(parseRawHeaders(['X-S', 'v', 'x-arr', [Buffer.from('1'), '2']])).toEqual({ 'x-s': 'v', 'x-arr': ['1', '2'] })
+    expect(parseRawHeaders(null)).toEqual({})
+  })
+
+  it('reads rate-limit fields whatever their case', () => {
+    const now = 1_700_000_000_000
+    expect(readRawResponseSignals(429, raw('Content-Type', 'text/plain', 'Retry-After', '2'), now)).toMatchObject({
+      kind: 'throttled',
+      retryAt: now + 2000,
+    })
+    expect(readRawResponseSignals(200, raw('X-RateLimit-Remaining', '0', 'X-RateLimit-Reset', '30'), now)).toMatchObject({
+      kind: 'ok',
+      remaining: 0,
+    })
+    expect(readRawResponseSignals(429, ['retry-after-ms', '1500'], now)).toMatchObject({ retryAt: now + 1500 })
+  })
+
+  it('answers from the status alone (the shared frozen signal) when no name could be a rate-limit field', () => {
+    // Same length and first letter as a signal name, but not one: still read correctly.
+    const lookalike = raw('retry-aftex', '9', 'Content-Length', '2', 'Date', 'Sat, 29 Nov 2026 16:00:00 GMT')
+    const signal = readRawResponseSignals(200, lookalike, 1)
+    expect(signal).toEqual({ kind: 'ok', status: 200 })
+    expect(signal).toBe(readResponseSignals(200, {}, 2))
+    expect(readRawResponseSignals(503, null, 1)).toEqual({ kind: 'overloaded', status: 503 })
   })
 })

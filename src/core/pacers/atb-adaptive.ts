@@ -191,9 +191,11 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
       } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
         log.add(now, false)
         if (calm(now)) becomeCalm()
-        // A 429 that the announced quota explains (nothing left) is the quota pacing's
-        // business; only an unexplained one is evidence for status-only inference.
-        if (!explainedByQuota(signal)) congestionEvent(now)
+        // A 429 that a continuously refilling quota explains (nothing left) is the quota
+        // pacing's business: it knows the rate and reads the fleet. Any other 429 (units left,
+        // or a window or stepped quota whose count says little between refills) is evidence
+        // for status-only inference.
+        if (!(explainedByQuota(signal) && guidance.continuous)) congestionEvent(now)
       }
       // 'error': a transport failure says nothing about the quota.
     },
