@@ -6,7 +6,9 @@
 // Hot path (a scope that has seen no congestion): run() → one Call object, one
 // promise, one deadline timer (no AbortController unless `timeoutMs` is set) → the
 // attempt starts in the same tick (no queue, no wake timer) → its outcome settles
-// the call. Everything that waits goes through the lane's queue and a single wake
+// the call. submit() with a callback-style job (`Job.start`, the undici shell) drops
+// the promises too: the call's end goes to the caller's Settlement, the attempt's
+// outcome comes back through the call itself (it is the AttemptReport). Everything that waits goes through the lane's queue and a single wake
 // timer per lane, re-computed whenever a result arrives, so a 429 during a wait
 // lengthens it instead of leaving a stale reservation.
 import { decideRetry, type GiveUpReason } from '../core/retry-policy.js'
@@ -64,6 +66,10 @@ function numberOr(value: unknown, fallback: number, min: number): number {
   return typeof value === 'number' && value >= min && !Number.isNaN(value) ? value : fallback
 }
 
+function deadlinesFired(engine: Engine): void {
+  engine.onDeadlines()
+}
+
 class Engine implements CallOwner {
   readonly o: ResolvedLimiterOptions
   readonly emitter = new LimiterEmitter()
@@ -76,6 +82,9 @@ class Engine implements CallOwner {
   readonly #running: Call<unknown>[] = []
   #seq = 0
   #closed = false
+  /** The one timer for the deadlines of attempts in flight, and when it fires (Infinity: not armed). */
+  #deadlineTimer: unknown = undefined
+  #deadlineTimerAt = Infinity
   /** The call whose `start` is running right now (its synchronous report is deferred). */
   #starting: Call<unknown> | undefined
   /** The signal of attempts that have none of their own; aborted by close(). Created on first use. */
@@ -223,12 +232,11 @@ class Engine implements CallOwner {
       call.timer = startTimer(o.clock, call.timerIsDeadline ? untilDeadline : o.timeoutMs, fireCallTimer, call)
     } else {
       attemptSignal = call.job.signal ?? (call.job.optionalAttemptSignal === true ? undefined : this.lifetime.signal)
-      if (Number.isFinite(untilDeadline)) {
-        call.timerIsDeadline = true
-        call.timer = startTimer(o.clock, untilDeadline, fireCallTimer, call)
-      } else {
-        call.timer = undefined
-      }
+      // The deadline of an attempt in flight is watched by one timer for all of them
+      // (see #watchDeadline), not a timer per call: no allocation per request.
+      call.timer = undefined
+      call.timerIsDeadline = true
+      if (Number.isFinite(untilDeadline)) this.#watchDeadline(call.deadlineAt, now)
     }
     if (call.job.start === undefined) {
       void this.execute(call, attemptSignal)
@@ -246,6 +254,41 @@ class Engine implements CallOwner {
     } finally {
       this.#starting = outer
     }
+  }
+
+  /** Arms the shared deadline timer for `deadlineAt` unless it already fires no later. */
+  #watchDeadline(deadlineAt: number, now: number): void {
+    if (deadlineAt >= this.#deadlineTimerAt) return
+    if (this.#deadlineTimer !== undefined) cancelTimer(this.o.clock, this.#deadlineTimer)
+    this.#deadlineTimerAt = deadlineAt
+    // Weak: the attempts in flight keep the process alive, not their deadlines, so the
+    // timer may stay armed when nothing is in flight (no clear and re-arm per request at
+    // concurrency 1); it then fires once, finds nothing, and is not re-armed.
+    this.#deadlineTimer = startTimer(this.o.clock, Math.max(0, deadlineAt - now), deadlinesFired, this, true)
+  }
+
+  #cancelDeadlineTimer(): void {
+    if (this.#deadlineTimer === undefined) return
+    cancelTimer(this.o.clock, this.#deadlineTimer)
+    this.#deadlineTimer = undefined
+    this.#deadlineTimerAt = Infinity
+  }
+
+  /** The earliest deadline of the attempts in flight is due: end those past theirs, re-arm for the rest. */
+  onDeadlines(): void {
+    this.#deadlineTimer = undefined
+    this.#deadlineTimerAt = Infinity
+    const now = this.o.clock.now()
+    let expired: Call<unknown>[] | undefined
+    let next = Infinity
+    for (const call of this.#running) {
+      // Calls with a per-attempt timeout have a timer of their own (call.timer).
+      if (call.state !== 'running' || call.timer !== undefined || !Number.isFinite(call.deadlineAt)) continue
+      if (call.deadlineAt <= now) (expired ??= []).push(call)
+      else if (call.deadlineAt < next) next = call.deadlineAt
+    }
+    if (next !== Infinity) this.#watchDeadline(next, now)
+    if (expired !== undefined) for (const call of expired) this.onCallTimer(call)
   }
 
   #addRunning(call: Call<unknown>): void {
@@ -491,6 +534,7 @@ class Engine implements CallOwner {
       call.controller?.abort(error)
       this.giveUp(call, error, 'closed', undefined)
     }
+    this.#cancelDeadlineTimer()
     this.#lifetime?.abort(new ClosedError('polite-fetch: the limiter was closed'))
     await this.registry.close()
   }

@@ -36,6 +36,12 @@ export interface AttemptOwner {
   readonly discardMaxBytes: number
 }
 
+// Outside the class: an arrow over `this` inside deliver() would make V8 allocate its
+// context on every call, resumer needed or not.
+function resumerOf(attempt: AttemptHandler): () => void {
+  return () => attempt.resume()
+}
+
 const NO_SIGNAL: Signal = Object.freeze({ kind: 'error', status: 0 }) as Signal
 
 export class AttemptHandler implements AttemptOutcome<AttemptHandler> {
@@ -115,7 +121,7 @@ export class AttemptHandler implements AttemptOutcome<AttemptHandler> {
     }
     try {
       // Delivered inside undici's onHeaders with nothing queued: undici's own resume will do.
-      const resume = held && this.#queue === undefined && this.#inHeaders ? this.#resume! : () => this.resume()
+      const resume = held && this.#queue === undefined && this.#inHeaders ? this.#resume! : resumerOf(this)
       this.#flowing = target.emitHeaders(this.statusCode, this.rawHeaders!, resume, this.statusMessage)
     } catch (error) {
       this.#failDelivery(target, error)

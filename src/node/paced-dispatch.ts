@@ -107,8 +107,8 @@ export class PacedDispatch
    * during the wait cancels it instead of waiting for a socket to abort on.
    */
   begin(): void {
-    if (this.#callbacks) this.handler.onConnect?.((reason) => this.abort(reason), {})
-    else this.handler.onRequestStart?.(this, {})
+    if (this.#callbacks) this.handler.onConnect?.(abortFunctionOf(this), NO_CONTEXT)
+    else this.handler.onRequestStart?.(this, NO_CONTEXT)
   }
 
   /** Caller's abort signal for the limiter: cancels the lane wait, the attempt and retry waits. */
@@ -322,3 +322,12 @@ export class PacedDispatch
 }
 
 function noop(): void {}
+
+/** The function a callback-style handler aborts with (its only closure per request). */
+function abortFunctionOf(paced: PacedDispatch): (reason?: Error) => void {
+  return (reason) => paced.abort(reason)
+}
+
+// undici itself passes no context to onConnect; a shared empty object keeps handlers
+// that read from it working without an allocation per request.
+const NO_CONTEXT: object = Object.freeze({})

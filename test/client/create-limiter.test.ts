@@ -148,6 +148,24 @@ describe('createLimiter: server guidance', () => {
     expect(clock.now()).toBe(t0 + 1_000)
   })
 
+  it('ends each attempt in flight at its own deadline, whatever order they started and finish in', async () => {
+    const { limiter, log, clock } = setup({ deadlineMs: 5_000 })
+    const a = track(limiter.run(log.job('s', 'a')))
+    await clock.advance(100)
+    const b = track(limiter.run(log.job('s', 'b', { deadlineMs: 1_000 })))
+    const c = track(limiter.run(log.job('s', 'c', { deadlineMs: 3_000 })))
+    log.started[2]?.answer(ok)
+    await clock.advance(999)
+    expect([a.settled, b.settled, c.value]).toEqual([false, false, 'c#1'])
+    await clock.advance(1)
+    expect(b.error).toBeInstanceOf(DeadlineError)
+    expect(a.settled).toBe(false)
+    await clock.advance(3_899)
+    expect(a.settled).toBe(false)
+    await clock.advance(1)
+    expect(a.error).toBeInstanceOf(DeadlineError)
+  })
+
   it('a deadline during an attempt rejects at once; the attempt is abandoned, its slot freed when it ends', async () => {
     const { limiter, log, clock } = setup({ deadlineMs: 1_000 })
     const call = track(limiter.run(log.job('s', 'a')))

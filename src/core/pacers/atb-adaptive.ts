@@ -7,19 +7,25 @@
 //   actually been getting through, falls back to the admitted rate on a 429 (once per
 //   flight of in-flight requests; the first paced send drawn within one spacing), and
 //   grows slowly with time — not per success — while the lane is using its rate, more
-//   slowly still on a plateau near the rate of its last cut.
+//   slowly still on a plateau near the rate of its last cut;
+// - a cold start is not inference: a lane with too few successes to measure anything
+//   starts pacing like UB's first step (about a second), or at the server's Retry-After.
+//
+// One pacer exists per lane and thousands of lanes may sit idle, so the pacer is a class
+// with plain fields, and its logs and server guidance are allocated when first needed.
 import type { Pacer, PacerInit, PacerState, Signal } from '../types.js'
 import {
   absorbGuidance,
   emptyGuidance,
   explainedByQuota,
   gateDelayMs,
+  hasLiveHint,
   MAX_GUIDANCE_AHEAD_MS,
   noteSent,
   spreadDelayMs,
   type QuotaGuidance,
 } from './atb-quota.js'
-import { createOutcomeLog } from './atb-rate.js'
+import { OutcomeLog, TimeRing } from './atb-rate.js'
 import { finiteIn, matchingState, pastTime } from './pacer-state.js'
 import type { ResolvedAtbOptions } from './atb-options.js'
 
@@ -30,59 +36,102 @@ const LOG_ENTRIES = 256
 const SEND_LOG_ENTRIES = 64
 
 export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
-  const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
-  const now0 = init.now
-  const random = init.random
+  return new AtbPacer(o, init)
+}
 
-  let congested = false
-  let lastCongestionAt = 0
-  let congestedSince = 0
-  let rate = Infinity
-  let shareEstimate = 0
+class AtbPacer implements Pacer {
+  private congested = false
+  private lastCongestionAt = 0
+  private congestedSince = 0
+  private rate = Infinity
+  private shareEstimate = 0
   /** The rate the lane was pacing at when congestion last hit (0 before a paced lane was cut). */
-  let congestionRate = 0
-  let tokens = o.burstUnits
-  let refilledAt = now0
-  let createdAt = now0
+  private congestionRate = 0
+  private tokensHeld: number
+  private refilledAt: number
+  private createdAt: number
   /** Throttled results still expected from attempts in flight when the rate was last cut. */
-  let echoesToIgnore = 0
-  let inFlight = 0
-  let lastSendAt: number | undefined
-  const sendTimes: number[] = []
-  const sendCosts: number[] = []
-  let guidance: QuotaGuidance = emptyGuidance()
-  let log = createOutcomeLog(LOG_ENTRIES)
+  private echoesToIgnore = 0
+  private inFlight = 0
+  private lastSendAt: number | undefined = undefined
+  /** Recent sends (time, cost); allocated at the first send. */
+  private sends: TimeRing | undefined = undefined
+  /** Server guidance; allocated when a response first carries any. */
+  private guidance: QuotaGuidance | undefined = undefined
+  /** Recent outcomes; allocated at the first result. */
+  private log: OutcomeLog | undefined = undefined
 
-  const restored = saved ? parseState(saved, o, now0) : undefined
-  if (restored) {
-    ;({ congested, rate, shareEstimate, congestionRate, tokens, lastCongestionAt, congestedSince, createdAt, guidance } = restored)
-    refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
-    log = createOutcomeLog(LOG_ENTRIES, restored.log)
-    for (const [time, cost] of restored.sends) {
-      sendTimes.push(time)
-      sendCosts.push(cost)
+  constructor(
+    private readonly o: ResolvedAtbOptions,
+    init: PacerInit,
+    private readonly random = init.random,
+  ) {
+    this.tokensHeld = o.burstUnits
+    this.refilledAt = init.now
+    this.createdAt = init.now
+    const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
+    const restored = saved ? parseState(saved, o, init.now) : undefined
+    if (restored) {
+      this.congested = restored.congested
+      this.rate = restored.rate
+      this.shareEstimate = restored.shareEstimate
+      this.congestionRate = restored.congestionRate
+      this.tokensHeld = restored.tokens
+      this.lastCongestionAt = restored.lastCongestionAt
+      this.congestedSince = restored.congestedSince
+      this.createdAt = restored.createdAt
+      this.guidance = restored.guidance
+      this.refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
+      if (restored.log.length > 0) this.log = new OutcomeLog(LOG_ENTRIES, restored.log)
+      for (const [time, cost] of restored.sends) this.sendLog().push(time, cost)
+      if (restored.sends.length > 0) this.lastSendAt = this.sendLog().timeAt(this.sendLog().length - 1)
     }
-    lastSendAt = sendTimes[sendTimes.length - 1]
   }
 
-  const available = (now: number): number => {
-    if (!Number.isFinite(rate)) return Infinity
-    return Math.min(o.burstUnits, tokens + (Math.max(0, now - refilledAt) / 1000) * rate)
+  private outcomes(): OutcomeLog {
+    return (this.log ??= new OutcomeLog(LOG_ENTRIES))
   }
 
-  const pacePerSecond = (now: number): number => {
+  private sendLog(): TimeRing {
+    return (this.sends ??= new TimeRing(SEND_LOG_ENTRIES))
+  }
+
+  private available(now: number): number {
+    if (!Number.isFinite(this.rate)) return Infinity
+    return Math.min(this.o.burstUnits, this.tokensHeld + (Math.max(0, now - this.refilledAt) / 1000) * this.rate)
+  }
+
+  private pacePerSecond(now: number): number {
+    const sends = this.sends
+    if (sends === undefined) return 0
     let units = 0
-    for (let i = sendTimes.length - 1; i >= 0; i--) {
-      if ((sendTimes[i] as number) <= now - o.paceWindowMs) break
-      units += sendCosts[i] as number
+    for (let i = sends.length - 1; i >= 0; i--) {
+      if (sends.timeAt(i) <= now - this.o.paceWindowMs) break
+      units += sends.valueAt(i)
     }
-    return units / (o.paceWindowMs / 1000)
+    return units / (this.o.paceWindowMs / 1000)
+  }
+
+  private admitted(now: number, since: number): number {
+    return this.outcomes().admittedPerSecond(now, this.o.windowMs, since, this.o.minSpanMs, this.o.minSamples)
+  }
+
+  /**
+   * Whether the lane has seen enough successes since `since` for a rate read from them to
+   * mean anything. One success over the 10 s minimum span reads as 0.1/s; with none it reads
+   * as 0. Either would be a rate invented from (almost) no data, and a lane paced at it
+   * waits tens of seconds for its retry.
+   */
+  private hasEvidence(now: number, since: number): boolean {
+    const span = Math.max(this.o.minSpanMs, now - since)
+    return this.outcomes().counts(now, span).admitted >= this.o.minEvidence
   }
 
   /** The most the rate may be: a margin over what the lane has been getting through. */
-  const ceiling = (now: number): number => {
-    const admitted = log.admittedPerSecond(now, o.windowMs, createdAt, o.minSpanMs, o.minSamples)
-    return Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, o.rateMargin * Math.max(admitted, shareEstimate)))
+  private ceiling(now: number): number {
+    const o = this.o
+    const admitted = this.admitted(now, this.createdAt)
+    return Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, o.rateMargin * Math.max(admitted, this.shareEstimate)))
   }
 
   /**
@@ -91,154 +140,193 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
    * full speed only buys the next 429. Far from it, or once the plateau has lasted
    * `plateauMs` without a 429 (capacity may have freed up), growth is at full speed again.
    */
-  const onPlateau = (now: number): boolean => {
-    const reference = congestionRate > 0 ? congestionRate : shareEstimate
-    return now - lastCongestionAt < o.plateauMs && Math.abs(rate - reference) < o.plateauBand * reference
+  private onPlateau(now: number): boolean {
+    const reference = this.congestionRate > 0 ? this.congestionRate : this.shareEstimate
+    return now - this.lastCongestionAt < this.o.plateauMs && Math.abs(this.rate - reference) < this.o.plateauBand * reference
   }
 
-  const calm = (now: number): boolean => congested && now - lastCongestionAt >= o.calmAfterMs
-
-  function becomeCalm(): void {
-    congested = false
-    rate = Infinity
-    tokens = o.burstUnits
+  private calm(now: number): boolean {
+    return this.congested && now - this.lastCongestionAt >= this.o.calmAfterMs
   }
 
-  function congestionEvent(now: number): void {
-    if (echoesToIgnore > 0) {
+  private becomeCalm(): void {
+    this.congested = false
+    this.rate = Infinity
+    this.tokensHeld = this.o.burstUnits
+  }
+
+  private congestionEvent(now: number, signal: Signal): void {
+    const o = this.o
+    if (this.echoesToIgnore > 0) {
       // A throttled answer to an attempt sent before the last cut: the cut already covered it.
-      echoesToIgnore--
+      this.echoesToIgnore--
       return
     }
-    const since = congested ? congestedSince : createdAt
-    const admitted = log.admittedPerSecond(now, o.windowMs, since, o.minSpanMs, o.minSamples)
+    const first = !this.congested
+    const since = first ? this.createdAt : this.congestedSince
+    const measured = this.hasEvidence(now, since)
     let next: number
-    const first = !congested
-    congestionRate = congested ? rate : 0
-    if (!congested) {
-      // No rate yet: start from what got through, and at most half of what was sent.
-      const sent = log.counts(now, Math.max(o.minSpanMs, Math.min(o.windowMs, now - createdAt)))
-      const span = Math.max(o.minSpanMs, Math.min(o.windowMs, now - createdAt)) / 1000
-      const attempted = (sent.admitted + sent.rejected) / span
-      next = Math.min(o.fallbackFactor * admitted, o.firstCutFactor * attempted)
-      congestedSince = now
+    this.congestionRate = first ? 0 : this.rate
+    if (first) {
+      if (measured) {
+        // Start from what got through, and at most a fraction of what was sent.
+        const spanMs = Math.max(o.minSpanMs, Math.min(o.windowMs, now - this.createdAt))
+        const sent = this.outcomes().counts(now, spanMs)
+        const attempted = (sent.admitted + sent.rejected) / (spanMs / 1000)
+        next = Math.min(o.fallbackFactor * this.admitted(now, since), o.firstCutFactor * attempted)
+      } else {
+        // Cold start: nothing to measure a share from. Pace like UB's first step (its
+        // first retry waits U(0.1 s, 1 s)), not at a rate invented from one data point.
+        next = o.coldStartRatePerSecond
+      }
+      this.congestedSince = now
+    } else if (measured) {
+      next = Math.min(this.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
     } else {
-      next = Math.min(rate * o.maxCutFactor, o.fallbackFactor * admitted)
+      // Still nothing got through since congestion began: the retry a second later failed
+      // too, so the lane is probably one of many sharing a dry quota. Back off steeply (with
+      // the per-request backoff, the next retry comes about 40 s later) until successes give
+      // the lane something to measure. A gentler, UB-like halving cost a 100-client fleet
+      // about twice as many extra 429s in the simulator.
+      next = this.rate * o.coldBackoffFactor
     }
-    rate = Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, next))
-    shareEstimate = rate
-    congested = true
-    lastCongestionAt = now
-    tokens = Math.min(0, available(now))
-    if (first && o.jitterFirstCut) {
+    this.rate = Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, next))
+    this.shareEstimate = this.rate
+    this.congested = true
+    this.lastCongestionAt = now
+    this.tokensHeld = Math.min(0, this.available(now))
+    if (first && !measured && o.honourRetryAfter && signal.retryAt !== undefined && this.gateOpensAfter(now)) {
+      // A cold lane told when to come back has no evidence that anyone else competes for
+      // that moment: it retries at the server's time (the lane jitters it), not a spacing later.
+      this.tokensHeld = o.burstUnits
+    } else if (first && o.jitterFirstCut) {
       // The lane's first cut usually comes with everybody's (the quota ran dry for the whole
       // fleet at once): the first paced send waits a uniform share of one spacing, not a full
       // one, so the fleet's retries spread over the spacing instead of landing together —
       // and a light lane, whose spacing is long, waits half of it on average.
-      tokens = Math.max(tokens, 1 - random())
+      this.tokensHeld = Math.max(this.tokensHeld, 1 - this.random())
     }
-    refilledAt = now
-    echoesToIgnore = Math.max(0, inFlight)
+    this.refilledAt = now
+    this.echoesToIgnore = Math.max(0, this.inFlight)
   }
 
-  return {
-    delayMs(now, cost) {
-      const units = Math.max(0, cost)
+  /** Whether a Retry-After gate is closed at `now`. */
+  private gateOpensAfter(now: number): boolean {
+    return this.guidance !== undefined && this.guidance.retryAt > now
+  }
+
+  delayMs(now: number, cost: number): number {
+    const o = this.o
+    const units = Math.max(0, cost)
+    const guidance = this.guidance
+    let spread = 0
+    if (guidance !== undefined) {
       const gate = o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
       if (gate > 0) return Math.ceil(gate)
-      const spread = spreadDelayMs(guidance, now, units, pacePerSecond(now), lastSendAt)
-      if (!congested || calm(now)) return Math.ceil(spread)
-      const need = Math.min(units, o.burstUnits)
-      const have = available(now)
-      const paced = have >= need - EPSILON ? 0 : ((need - have) / rate) * 1000
-      return Math.ceil(Math.max(paced, spread))
-    },
-    onSend(now, cost) {
-      const units = Math.max(0, cost)
-      if (calm(now)) becomeCalm()
-      if (congested) {
-        const have = available(now)
-        // Grow with time, and only while the lane is using its rate (it sent about as soon
-        // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
-        const gapMs = lastSendAt === undefined ? Infinity : now - lastSendAt
-        if (gapMs <= o.usingRateSlack * ((units || 1) / rate) * 1000) {
-          const g = onPlateau(now) ? o.growthPerSecond * o.plateauGrowthFactor : o.growthPerSecond
-          rate = Math.min(o.maxRatePerSecond, rate * Math.exp(g * (gapMs / 1000)))
-        } else {
-          // Back from a quiet spell: no more than a margin over what has been getting through.
-          rate = Math.min(rate, ceiling(now))
-        }
-        tokens = have - units
-        refilledAt = now
+      if (hasLiveHint(guidance, now)) spread = spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt)
+    }
+    if (!this.congested || this.calm(now)) return Math.ceil(spread)
+    const need = Math.min(units, o.burstUnits)
+    const have = this.available(now)
+    const paced = have >= need - EPSILON ? 0 : ((need - have) / this.rate) * 1000
+    return Math.ceil(Math.max(paced, spread))
+  }
+
+  onSend(now: number, cost: number): void {
+    const o = this.o
+    const units = Math.max(0, cost)
+    if (this.calm(now)) this.becomeCalm()
+    if (this.congested) {
+      const have = this.available(now)
+      // Grow with time, and only while the lane is using its rate (it sent about as soon
+      // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
+      const gapMs = this.lastSendAt === undefined ? Infinity : now - this.lastSendAt
+      if (gapMs <= o.usingRateSlack * ((units || 1) / this.rate) * 1000) {
+        const g = this.onPlateau(now) ? o.growthPerSecond * o.plateauGrowthFactor : o.growthPerSecond
+        this.rate = Math.min(o.maxRatePerSecond, this.rate * Math.exp(g * (gapMs / 1000)))
+      } else {
+        // Back from a quiet spell: no more than a margin over what has been getting through.
+        this.rate = Math.min(this.rate, this.ceiling(now))
       }
-      inFlight++
-      noteSent(guidance, units)
-      lastSendAt = lastSendAt === undefined ? now : Math.max(lastSendAt, now)
-      sendTimes.push(now)
-      sendCosts.push(units)
-      if (sendTimes.length > SEND_LOG_ENTRIES) {
-        sendTimes.shift()
-        sendCosts.shift()
-      }
-    },
-    onResult(now, signal: Signal) {
-      inFlight = Math.max(0, inFlight - 1)
-      if (o.honourRetryAfter) absorbGuidance(guidance, now, signal)
-      else if (signal.remaining !== undefined) absorbGuidance(guidance, now, { ...signal, retryAt: undefined })
-      if (signal.kind === 'ok') {
-        log.add(now, true)
-        if (echoesToIgnore > 0 && inFlight < echoesToIgnore) echoesToIgnore = inFlight
-      } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
-        log.add(now, false)
-        if (calm(now)) becomeCalm()
-        // A 429 that a continuously refilling quota explains (nothing left) is the quota
-        // pacing's business: it knows the rate and reads the fleet. Any other 429 (units left,
-        // or a window or stepped quota whose count says little between refills) is evidence
-        // for status-only inference.
-        if (!(explainedByQuota(signal) && guidance.continuous)) congestionEvent(now)
-      }
-      // 'error': a transport failure says nothing about the quota.
-    },
-    retryDelayMs(now, failures, signal) {
-      let delay = 0
-      if (congested && (signal.kind === 'throttled' || signal.kind === 'overloaded') && failures > 1) {
-        // Repeated 429s for one request: space its retries exponentially in units of the
-        // lane's spacing, on top of the lane gate (which already gives one spacing).
-        const spacingMs = 1000 / rate
-        delay = Math.min(o.maxRetryBackoffMs, (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * o.retryBackoffFactor)
-      }
-      if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {
-        delay = Math.max(delay, Math.min(signal.retryAt - now, MAX_GUIDANCE_AHEAD_MS))
-      }
-      return Math.max(0, delay)
-    },
-    toJSON(now): PacerState {
-      return {
-        kind: ATB_KIND,
-        version: STATE_VERSION,
-        savedAt: now,
-        createdAt: Math.min(createdAt, now),
-        congested,
-        rate: Number.isFinite(rate) ? rate : null,
-        shareEstimate,
-        congestionRate,
-        tokens: Number.isFinite(rate) ? available(now) : null,
-        lastCongestionAt,
-        congestedSince,
-        retryAt: guidance.retryAt,
-        remaining: guidance.remaining ?? null,
-        resetAt: guidance.resetAt ?? null,
-        sentSinceHint: guidance.sentSinceHint,
-        log: log.toJSON().filter(([t]) => t <= now),
-        sends: sendTimes.flatMap((t, i) => (t <= now ? [[t, sendCosts[i] as number]] : [])),
-      }
-    },
-    get ratePerSecond() {
-      return congested ? rate : Infinity
-    },
-    tokens(now) {
-      return congested ? available(now) : Infinity
-    },
+      this.tokensHeld = have - units
+      this.refilledAt = now
+    }
+    this.inFlight++
+    if (this.guidance !== undefined) noteSent(this.guidance, units)
+    this.lastSendAt = this.lastSendAt === undefined ? now : Math.max(this.lastSendAt, now)
+    this.sendLog().push(now, units)
+  }
+
+  onResult(now: number, signal: Signal): void {
+    this.inFlight = Math.max(0, this.inFlight - 1)
+    if (this.o.honourRetryAfter) {
+      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal)
+    } else if (signal.remaining !== undefined) {
+      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined })
+    }
+    if (signal.kind === 'ok') {
+      this.outcomes().add(now, true)
+      if (this.echoesToIgnore > 0 && this.inFlight < this.echoesToIgnore) this.echoesToIgnore = this.inFlight
+    } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
+      this.outcomes().add(now, false)
+      if (this.calm(now)) this.becomeCalm()
+      // A 429 that a continuously refilling quota explains (nothing left) is the quota
+      // pacing's business: it knows the rate and reads the fleet. Any other 429 (units left,
+      // or a window or stepped quota whose count says little between refills) is evidence
+      // for status-only inference.
+      if (!(explainedByQuota(signal) && this.guidance?.continuous === true)) this.congestionEvent(now, signal)
+    }
+    // 'error': a transport failure says nothing about the quota.
+  }
+
+  retryDelayMs(now: number, failures: number, signal: Signal): number {
+    const o = this.o
+    let delay = 0
+    const congestion = signal.kind === 'throttled' || signal.kind === 'overloaded'
+    if (this.congested && congestion && failures > 1) {
+      // Repeated 429s for one request: space its retries exponentially in units of the
+      // lane's spacing, on top of the lane gate (which already gives one spacing).
+      const spacingMs = 1000 / this.rate
+      delay = Math.min(o.maxRetryBackoffMs, (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * o.retryBackoffFactor)
+    }
+    if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {
+      delay = Math.max(delay, Math.min(signal.retryAt - now, MAX_GUIDANCE_AHEAD_MS))
+    }
+    return Math.max(0, delay)
+  }
+
+  toJSON(now: number): PacerState {
+    const guidance = this.guidance ?? emptyGuidance()
+    const sends: Array<[number, number]> = []
+    const ring = this.sends
+    if (ring !== undefined) for (let i = 0; i < ring.length; i++) if (ring.timeAt(i) <= now) sends.push([ring.timeAt(i), ring.valueAt(i)])
+    return {
+      kind: ATB_KIND,
+      version: STATE_VERSION,
+      savedAt: now,
+      createdAt: Math.min(this.createdAt, now),
+      congested: this.congested,
+      rate: Number.isFinite(this.rate) ? this.rate : null,
+      shareEstimate: this.shareEstimate,
+      congestionRate: this.congestionRate,
+      tokens: Number.isFinite(this.rate) ? this.available(now) : null,
+      lastCongestionAt: this.lastCongestionAt,
+      congestedSince: this.congestedSince,
+      retryAt: guidance.retryAt,
+      remaining: guidance.remaining ?? null,
+      resetAt: guidance.resetAt ?? null,
+      sentSinceHint: guidance.sentSinceHint,
+      log: this.log === undefined ? [] : this.log.toJSON().filter(([t]) => t <= now),
+      sends,
+    }
+  }
+
+  get ratePerSecond(): number {
+    return this.congested ? this.rate : Infinity
+  }
+
+  tokens(now: number): number {
+    return this.congested ? this.available(now) : Infinity
   }
 }
 

@@ -29,6 +29,15 @@ export interface AtbOptions {
   plateauGrowthFactor?: number
   /** The plateau lasts at most this long after the last 429 (capacity may have freed up since). Default 30 000 ms. */
   plateauMs?: number
+  /**
+   * A lane needs this many successes (since it started, or since congestion began) before a
+   * rate is read from them; with fewer it paces as a cold start. Default 2.
+   */
+  minEvidence?: number
+  /** Rate of a cold start (a first 429 with too few successes to measure): about UB's first step. Default 0.5/s. */
+  coldStartRatePerSecond?: number
+  /** Each further 429 of a lane that still has too few successes multiplies its rate by this. Default 0.125. */
+  coldBackoffFactor?: number
   /** Rate floor while pacing (units/s). Default 0.01. */
   minRatePerSecond?: number
   /** Rate ceiling while pacing (units/s). Default Infinity. */
@@ -62,6 +71,9 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   plateauMs: 30_000,
   retryBackoffFactor: 4,
   maxRetryBackoffMs: 60_000,
+  minEvidence: 2,
+  coldStartRatePerSecond: 0.5,
+  coldBackoffFactor: 0.125,
   minRatePerSecond: 0.01,
   maxRatePerSecond: Infinity,
   burstUnits: 1,
@@ -91,6 +103,9 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('plateauMs', true)
   positive('retryBackoffFactor', true)
   positive('maxRetryBackoffMs', true)
+  positive('minEvidence', true)
+  positive('coldStartRatePerSecond')
+  positive('coldBackoffFactor')
   positive('minRatePerSecond')
   positive('maxRatePerSecond')
   positive('burstUnits')

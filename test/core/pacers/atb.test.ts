@@ -197,6 +197,72 @@ describe('atb (polite-fetch default)', () => {
     expect(early.pacer.delayMs(at, 1)).toBe(Math.ceil(1000 / 3.5))
   })
 
+  describe('cold start (a 429 before the lane has successes to measure)', () => {
+    it('retries at the server\'s Retry-After when nothing suggests contention', () => {
+      const pacer = make()
+      pacer.onSend(T0, 1)
+      const signal: Signal = { ...throttled, retryAt: T0 + 40 }
+      pacer.onResult(T0 + 20, signal)
+      expect(pacer.delayMs(T0 + 20, 1)).toBe(20) // the gate
+      expect(pacer.delayMs(T0 + 40, 1)).toBe(0) // no pacing on top of it
+      expect(pacer.retryDelayMs!(T0 + 20, 1, signal)).toBe(20)
+    })
+
+    it('paces a bare first 429 like UB\'s first step (within two seconds), not at a rate read from nothing', () => {
+      const pacer = make() // random() = 0.5: the first paced send waits half a spacing
+      pacer.onSend(T0, 1)
+      pacer.onResult(T0 + 20, throttled)
+      expect(pacer.ratePerSecond).toBe(0.5)
+      expect(pacer.delayMs(T0 + 20, 1)).toBe(1000)
+      expect(pacer.retryDelayMs!(T0 + 20, 1, throttled)).toBe(0)
+    })
+
+    it('does not read a rate from a single success either', () => {
+      const pacer = make()
+      traffic(pacer, T0, 1, 0)
+      pacer.onSend(T0 + 100, 1)
+      pacer.onResult(T0 + 120, throttled)
+      expect(pacer.ratePerSecond).toBe(0.5) // not 1 success / 10 s × 0.35
+      expect(pacer.delayMs(T0 + 120, 1)).toBeLessThanOrEqual(2000)
+    })
+
+    it('backs off steeply while nothing gets through, then measures once successes arrive', () => {
+      const pacer = make()
+      let now = T0
+      const rates: number[] = []
+      for (let i = 0; i < 3; i++) {
+        now += pacer.delayMs(now, 1)
+        pacer.onSend(now, 1)
+        pacer.onResult(now, throttled)
+        rates.push(pacer.ratePerSecond)
+      }
+      // Each further 429 cuts the rate to 1/8 (the sends in between grew it a little, as any paced send does).
+      expect(rates[0]).toBe(0.5)
+      for (let i = 1; i < rates.length; i++) {
+        expect(rates[i]! / rates[i - 1]!).toBeGreaterThanOrEqual(0.125)
+        expect(rates[i]! / rates[i - 1]!).toBeLessThan(0.15)
+      }
+      expect(pacer.delayMs(now, 1)).toBeGreaterThan(30_000)
+      // With successes since congestion began, a later 429 cuts to what got through again.
+      const cold = pacer.ratePerSecond
+      now = traffic(pacer, now + 60_000, 6, 10_000)
+      pacer.onSend(now, 1)
+      pacer.onResult(now, throttled)
+      // Measured now: min(0.8 × rate, successes per second since congestion began), not another 1/8.
+      expect(pacer.ratePerSecond).toBeGreaterThan(cold * 0.5)
+    })
+
+    it('paces once a retry at the server\'s time failed too (others compete for it)', () => {
+      const pacer = make()
+      pacer.onSend(T0, 1)
+      pacer.onResult(T0 + 20, { ...throttled, retryAt: T0 + 1000 })
+      pacer.onSend(T0 + 1000, 1)
+      pacer.onResult(T0 + 1020, { ...throttled, retryAt: T0 + 2000 })
+      expect(pacer.ratePerSecond).toBeCloseTo(0.0625, 3)
+      expect(pacer.delayMs(T0 + 2000, 1)).toBeGreaterThan(0) // a spacing after the retry, beyond the gate
+    })
+  })
+
   it('on a later 429, cuts to the admitted rate, never by more than asked (no blind halving)', () => {
     const { pacer, now } = congestedLane({ growthPerSecond: 0 })
     const rate = pacer.ratePerSecond // 3.5/s

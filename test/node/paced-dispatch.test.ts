@@ -1,0 +1,165 @@
+import { Agent, type Dispatcher } from 'undici'
+import { afterEach, describe, expect, it } from 'vitest'
+import { none } from '../../src/core/pacers/index.js'
+import { politeInterceptor } from '../../src/node/index.js'
+import { speaksCallbacks, type CallerHandler } from '../../src/node/paced-dispatch.js'
+import { startScriptedServer, type Reply } from './scripted-server.js'
+
+const cleanups: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+async function setup(script: (n: number) => Reply) {
+  const server = await startScriptedServer(script)
+  const interceptor = politeInterceptor({ strategy: none() })
+  const agent = new Agent()
+  cleanups.push(() => server.close(), () => agent.close(), () => interceptor.limiter.close())
+  return { server, dispatcher: agent.compose(interceptor), limiter: interceptor.limiter }
+}
+
+interface Seen {
+  events: string[]
+  headers?: Record<string, unknown>
+  rawHeaders?: unknown
+  body: string
+  error?: Error
+  done: Promise<void>
+}
+
+/** A handler that speaks only undici's controller API (as interceptors composed above ours do). */
+function controllerHandler(options: { pauseEveryChunk?: boolean; onStart?: (controller: Dispatcher.DispatchController) => void } = {}) {
+  let finish!: () => void
+  const seen: Seen = { events: [], body: '', done: new Promise<void>((resolve) => (finish = resolve)) }
+  const handler: Dispatcher.DispatchHandler = {
+    onRequestStart(controller) {
+      seen.events.push('start')
+      options.onStart?.(controller)
+    },
+    onResponseStart(controller, statusCode, headers) {
+      seen.events.push(`head ${statusCode}`)
+      seen.headers = headers
+      seen.rawHeaders = controller.rawHeaders
+    },
+    onResponseData(controller, chunk) {
+      seen.body += chunk.toString()
+      if (options.pauseEveryChunk) {
+        controller.pause()
+        setImmediate(() => controller.resume())
+      }
+    },
+    onResponseEnd() {
+      seen.events.push('end')
+      finish()
+    },
+    onResponseError(_controller, error) {
+      seen.events.push('error')
+      seen.error = error
+      finish()
+    },
+  }
+  return { handler, seen }
+}
+
+describe('PacedDispatch with a controller-API handler', () => {
+  it('hands over a healthy response with the parsed header record and the raw headers', async () => {
+    const { server, dispatcher } = await setup(() => ({ status: 200, headers: { 'X-Test': 'yes' }, body: 'hello' }))
+    const { handler, seen } = controllerHandler()
+    dispatcher.dispatch({ origin: server.url, path: '/a', method: 'GET' }, handler)
+    await seen.done
+    expect(seen.events).toEqual(['start', 'head 200', 'end'])
+    expect(seen.headers?.['x-test']).toBe('yes')
+    expect(Array.isArray(seen.rawHeaders) && (seen.rawHeaders as unknown[]).every((item) => Buffer.isBuffer(item))).toBe(true)
+    expect(seen.body).toBe('hello')
+  })
+
+  it('sees only the final response of a retried 429', async () => {
+    const { server, dispatcher, limiter } = await setup((n) => (n === 1 ? { status: 429, body: 'no' } : { status: 200, body: `ok ${n}` }))
+    const { handler, seen } = controllerHandler()
+    dispatcher.dispatch({ origin: server.url, path: '/', method: 'GET' }, handler)
+    await seen.done
+    expect(seen.events).toEqual(['start', 'head 200', 'end'])
+    expect(seen.body).toBe('ok 2')
+    expect(limiter.stats()).toMatchObject([{ attempts: 2, throttled: 1, retries: 1 }])
+  })
+
+  it('pause() and resume() hold and release a large body', async () => {
+    const big = 'z'.repeat(500_000)
+    const { server, dispatcher } = await setup(() => ({ status: 200, body: big }))
+    const { handler, seen } = controllerHandler({ pauseEveryChunk: true })
+    dispatcher.dispatch({ origin: server.url, path: '/', method: 'GET' }, handler)
+    await seen.done
+    expect(seen.events).toEqual(['start', 'head 200', 'end'])
+    expect(seen.body).toBe(big)
+  })
+
+  it('abort() through the controller during the lane wait ends the dispatch unsent', async () => {
+    const { server, dispatcher, limiter } = await setup((n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after-ms': '5000' } } : { status: 200 },
+    )
+    // The first request's 429 gates the lane for 5 s; that request waits for its retry.
+    const first = controllerHandler()
+    dispatcher.dispatch({ origin: server.url, path: '/', method: 'GET' }, first.handler)
+    for (let i = 0; i < 400 && limiter.stats()[0]?.throttled !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    let controller!: Dispatcher.DispatchController
+    const { handler, seen } = controllerHandler({ onStart: (c) => (controller = c) })
+    dispatcher.dispatch({ origin: server.url, path: '/', method: 'GET' }, handler)
+    expect(limiter.stats()[0]?.queued).toBe(2)
+    controller.abort(new Error('caller gave up'))
+    await seen.done
+    expect(seen.events).toEqual(['start', 'error'])
+    expect(seen.error?.message).toBe('caller gave up')
+    expect(server.received).toHaveLength(1)
+  })
+})
+
+describe('PacedDispatch with a callback-API handler', () => {
+  it('passes undici’s raw headers and callbacks straight through', async () => {
+    const { server, dispatcher } = await setup(() => ({ status: 200, headers: { 'X-Test': 'raw' }, body: 'hi' }))
+    const events: string[] = []
+    let rawHeaders: unknown[] = []
+    await new Promise<void>((resolve, reject) => {
+      const handler: CallerHandler = {
+        onConnect: () => events.push('connect'),
+        onHeaders(statusCode, raw) {
+          events.push(`head ${statusCode}`)
+          rawHeaders = raw as unknown[]
+          return true
+        },
+        onData: (chunk) => events.push(`data ${chunk.toString()}`) > 0,
+        onComplete: () => {
+          events.push('complete')
+          resolve()
+        },
+        onError: reject,
+      }
+      dispatcher.dispatch({ origin: server.url, path: '/', method: 'GET' }, handler as Dispatcher.DispatchHandler)
+    })
+    expect(events).toEqual(['connect', 'head 200', 'data hi', 'complete'])
+    const names = rawHeaders.filter((_, i) => i % 2 === 0).map((name) => String(name).toLowerCase())
+    expect(names).toContain('x-test')
+    expect(rawHeaders.every((item) => Buffer.isBuffer(item))).toBe(true)
+  })
+})
+
+describe('speaksCallbacks', () => {
+  it('speaks callbacks to callback-only handlers and to undici’s WrapHandler, the controller API to the rest', async () => {
+    const legacy: CallerHandler = { onHeaders: () => true, onError: () => {} }
+    const modern: CallerHandler = { onRequestStart: () => {}, onResponseError: () => {} }
+    const both: CallerHandler = { onRequestStart: () => {}, onHeaders: () => true }
+    expect(speaksCallbacks(legacy)).toBe(true)
+    expect(speaksCallbacks(modern)).toBe(false)
+    expect(speaksCallbacks(both)).toBe(false)
+    // What compose hands an interceptor for a callback-style caller (request, fetch):
+    let received: CallerHandler | undefined
+    const base = new Agent()
+    cleanups.push(() => base.close())
+    const probe = base.compose((_dispatch) => (_opts, handler) => {
+      received = handler as CallerHandler
+      return true
+    })
+    probe.dispatch({ origin: 'http://127.0.0.1:9', path: '/', method: 'GET' }, legacy as Dispatcher.DispatchHandler)
+    expect(received?.constructor.name).toBe('WrapHandler')
+    expect(speaksCallbacks(received!)).toBe(true)
+  })
+})
