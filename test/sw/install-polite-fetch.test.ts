@@ -142,7 +142,10 @@ describe('installPoliteFetch', () => {
     const pending = second.fetch(new Request(`${API}/items`)).response!
     await new Promise((resolve) => setTimeout(resolve, 50))
     const rate = restarted.client.stats()[0]!.ratePerSecond
-    expect(rate).toBeCloseTo(learned, 5)
+    // Restored, not fresh (a fresh lane is unpaced: Infinity). The rate may have grown a
+    // little with the wall-clock time since the save, so compare within 10%.
+    expect(Number.isFinite(rate)).toBe(true)
+    expect(Math.abs(rate - learned) / learned).toBeLessThan(0.1)
     await restarted.close()
     await pending.catch(() => undefined)
 
