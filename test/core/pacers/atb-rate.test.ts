@@ -33,4 +33,12 @@ describe('outcome log', () => {
     expect(log.toJSON()).toEqual([[8, 1], [9, 1], [9, 0]])
     expect(log.lastAdmittedAt()).toBe(9)
   })
+
+  it('counts correctly after the ring has wrapped around many times', () => {
+    const log = createOutcomeLog(8)
+    for (let i = 1; i <= 100; i++) log.add(i * 1000, i % 2 === 0) // keeps 93..100
+    expect(log.toJSON().map(([t]) => t)).toEqual([93, 94, 95, 96, 97, 98, 99, 100].map((s) => s * 1000))
+    expect(log.counts(100_000, 4_500)).toEqual({ admitted: 3, rejected: 2 }) // 96..100
+    expect(log.lastAdmittedAt()).toBe(100_000)
+  })
 })
