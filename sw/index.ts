@@ -2,6 +2,6 @@
 export { installPoliteFetch } from './install-polite-fetch.js'
 export type { InstallOptions, PoliteFetchWorker } from './install-polite-fetch.js'
 export type { Match, MatchRule, RequestPredicate } from './match.js'
-export { PAGE_MESSAGE, WORKER_MESSAGE } from './messages.js'
-export type { PageMessage, WorkerInfo, WorkerMessage } from './messages.js'
+export { PAGE_MESSAGE, WORKER_MESSAGE } from '../src/protocol/worker-messages.js'
+export type { PageMessage, WorkerInfo, WorkerMessage } from '../src/protocol/worker-messages.js'
 export { idbStore } from '../src/storage/idb-store.js'

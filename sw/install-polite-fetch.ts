@@ -8,7 +8,7 @@ import type { Store } from '../src/core/types.js'
 import { idbStore } from '../src/storage/idb-store.js'
 import { compileMatch, mustPassThrough, type Match, type RequestPredicate } from './match.js'
 import { createMessageHub, type MessageEventLike, type MessageHubOptions } from './message-hub.js'
-import type { WorkerInfo } from './messages.js'
+import type { WorkerInfo } from '../src/protocol/worker-messages.js'
 import { giveUpResponse, markPaced, toGiveUp } from './respond.js'
 import type { ExtendableEventLike, FetchEventLike, WorkerGlobalLike } from './worker-global.js'
 

@@ -2,7 +2,7 @@
 // limiter's events to the pages that subscribed. Subscriptions are persisted, because
 // the browser stops idle workers at will and a page has no way to notice.
 import type { Store } from '../src/core/types.js'
-import { PAGE_MESSAGE, WORKER_MESSAGE, readPageMessage, toCloneable, type WorkerInfo, type WorkerMessage } from './messages.js'
+import { PAGE_MESSAGE, WORKER_MESSAGE, readPageMessage, toCloneable, type WorkerInfo, type WorkerMessage } from '../src/protocol/worker-messages.js'
 
 export interface MessageTarget {
   postMessage(message: WorkerMessage): void

@@ -1,4 +1,4 @@
 // `polite-fetch/register`: the page side of the service-worker deployment.
 export { registerPoliteFetch } from './register-polite-fetch.js'
 export type { PoliteFetchMode, PoliteFetchRegistration, PoliteFetchStats, RegisterOptions } from './register-polite-fetch.js'
-export type { WorkerInfo } from './worker-messages.js'
+export type { WorkerInfo } from '../protocol/worker-messages.js'

@@ -6,7 +6,7 @@ import { Workbox, messageSW } from 'workbox-window'
 import { createClient, type Client } from '../client/create-client.js'
 import type { LimiterEventName } from '../client/limiter-events.js'
 import type { ClientOptions } from '../client/options.js'
-import { PAGE_MESSAGE, readStatsReply, readWorkerEvent, type WorkerInfo } from './worker-messages.js'
+import { PAGE_MESSAGE, readStatsReply, readWorkerEvent, type WorkerInfo } from '../protocol/worker-messages.js'
 
 export type PoliteFetchMode = 'worker' | 'in-page'
 

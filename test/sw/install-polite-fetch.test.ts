@@ -4,7 +4,7 @@ import { PACED_HEADER } from '../../src/client/fetch-job.js'
 import { atb, none } from '../../src/core/pacers/index.js'
 import { idbStore } from '../../src/storage/idb-store.js'
 import { installPoliteFetch, type PoliteFetchWorker } from '../../sw/install-polite-fetch.js'
-import { PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../sw/messages.js'
+import { PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../src/protocol/worker-messages.js'
 import { fakeWorkerGlobal } from './fake-worker-global.js'
 
 const API = 'https://api.example'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Store } from '../../src/core/types.js'
 import { SUBSCRIBERS_KEY, createMessageHub, type MessageTarget } from '../../sw/message-hub.js'
-import { PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../sw/messages.js'
+import { PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../src/protocol/worker-messages.js'
 
 function memoryStore(): Store & { data: Map<string, unknown> } {
   const data = new Map<string, unknown>()

@@ -1,7 +1,7 @@
-// The message protocol between pages and the worker. Plain structured-clone data
-// only; every message is tagged `polite-fetch:*` so a page's other worker messages
-// are ignored. The page side (src/register/worker-messages.ts) mirrors these types
-// (src never imports sw/); test/register/worker-messages.test.ts keeps both in step.
+// The message protocol between pages and the polite-fetch service worker, in one place
+// for both sides (sw/ and src/register/ import it; neither imports the other). Plain
+// structured-clone data only; every message is tagged `polite-fetch:*` so a page's
+// other worker messages are ignored.
 
 export const PAGE_MESSAGE = {
   /** Ask for `stats()`; the answer goes to `event.ports[0]` (or back to the sender). */
@@ -79,4 +79,23 @@ export function toCloneable(value: unknown, depth = 0): unknown {
     if (copy !== undefined) out[key] = copy
   }
   return out
+}
+
+/** A limiter event forwarded by the worker, or undefined for anything else on the channel. */
+export function readWorkerEvent(data: unknown): { event: string; detail: unknown; at: number } | undefined {
+  if (typeof data !== 'object' || data === null) return undefined
+  const message = data as Record<string, unknown>
+  if (message['type'] !== WORKER_MESSAGE.event || typeof message['event'] !== 'string') return undefined
+  const at = typeof message['at'] === 'number' ? message['at'] : 0
+  return { event: message['event'], detail: message['detail'], at }
+}
+
+/** A stats reply, or undefined when the data is not one (an old worker, garbage). */
+export function readStatsReply(data: unknown): { stats: unknown; worker: WorkerInfo } | undefined {
+  if (typeof data !== 'object' || data === null) return undefined
+  const message = data as Record<string, unknown>
+  if (message['type'] !== WORKER_MESSAGE.statsReply) return undefined
+  const worker = message['worker'] as Record<string, unknown> | undefined
+  if (typeof worker?.['instanceId'] !== 'string' || typeof worker['startedAt'] !== 'number') return undefined
+  return { stats: message['stats'], worker: { instanceId: worker['instanceId'], startedAt: worker['startedAt'] } }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PAGE_MESSAGE, readPageMessage, toCloneable } from '../../sw/messages.js'
+import { PAGE_MESSAGE, readPageMessage, toCloneable } from '../../src/protocol/worker-messages.js'
 
 describe('readPageMessage', () => {
   it('reads the three page messages', () => {
