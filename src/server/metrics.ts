@@ -6,13 +6,15 @@ export interface TelemetryMetrics {
 }
 
 export function createMetrics(): TelemetryMetrics {
-  const requests = new Map<string, number>()
+  // route -> status -> count: nested so counting a request builds no label string (hot path).
+  const requests = new Map<string, Map<number, number>>()
   let reports = 0
   let throttledReports = 0
   return {
     countRequest(route, status) {
-      const key = `route="${route}",status="${status}"`
-      requests.set(key, (requests.get(key) ?? 0) + 1)
+      let byStatus = requests.get(route)
+      if (!byStatus) requests.set(route, (byStatus = new Map()))
+      byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
     },
     countReport(throttled) {
       reports++
@@ -23,7 +25,9 @@ export function createMetrics(): TelemetryMetrics {
         '# HELP polite_telemetry_requests_total HTTP requests by route and status.',
         '# TYPE polite_telemetry_requests_total counter',
       ]
-      for (const [labels, count] of requests) lines.push(`polite_telemetry_requests_total{${labels}} ${count}`)
+      for (const [route, byStatus] of requests) {
+        for (const [status, count] of byStatus) lines.push(`polite_telemetry_requests_total{route="${route}",status="${status}"} ${count}`)
+      }
       lines.push(
         '# HELP polite_telemetry_reports_total Reports accepted.',
         '# TYPE polite_telemetry_reports_total counter',

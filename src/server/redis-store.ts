@@ -62,10 +62,18 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   const activeBuckets = o.activeWindowMs / o.activeBucketMs
   const idleMs = Math.max(o.activeWindowMs + o.activeBucketMs, o.reportWindowMs + 2 * o.reportBucketMs)
 
-  function keys(scope: string): string[] {
-    // encodeURIComponent escapes { and }, so a scope cannot break out of its hash tag.
-    const tag = `${prefix}{${encodeURIComponent(scope)}}`
-    return [`${tag}:c`, `${tag}:z`, `${tag}:b`, `${tag}:m`]
+  // Key names per scope, memoised (bounded: cleared when full) since every report needs them.
+  const keyCache = new Map<string, readonly string[]>()
+  function keys(scope: string): readonly string[] {
+    let cached = keyCache.get(scope)
+    if (!cached) {
+      // encodeURIComponent escapes { and }, so a scope cannot break out of its hash tag.
+      const tag = `${prefix}{${encodeURIComponent(scope)}}`
+      cached = [`${tag}:c`, `${tag}:z`, `${tag}:b`, `${tag}:m`]
+      if (keyCache.size >= 4096) keyCache.clear()
+      keyCache.set(scope, cached)
+    }
+    return cached
   }
 
   function common(now: number): (string | number)[] {

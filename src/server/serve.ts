@@ -57,7 +57,9 @@ function readNodeBody(req: IncomingMessage, limitBytes: number): Promise<Uint8Ar
 }
 
 function send(res: ServerResponse, out: TelemetryResponse, close: boolean): void {
-  const headers: Record<string, string | number> = { ...out.headers }
+  // out.headers is a fresh object per response (built by the core): extend it in place
+  // rather than copying, so writeHead can store it as given (this runs once per report).
+  const headers: Record<string, string | number> = out.headers
   if (close) headers.connection = 'close'
   if (out.status !== 204) headers['content-length'] = Buffer.byteLength(out.body)
   res.writeHead(out.status, headers)

@@ -101,17 +101,27 @@ const version: FieldCheck = (value, path) =>
 
 interface Shape { required: Record<string, FieldCheck>; optional: Record<string, FieldCheck> }
 
+// Entry lists per shape, computed once: validation runs once per report on the server's hot path.
+const entryCache = new WeakMap<Shape, { required: [string, FieldCheck][]; optional: [string, FieldCheck][] }>()
+
+function entriesOf(shape: Shape): { required: [string, FieldCheck][]; optional: [string, FieldCheck][] } {
+  let entries = entryCache.get(shape)
+  if (!entries) entryCache.set(shape, (entries = { required: Object.entries(shape.required), optional: Object.entries(shape.optional) }))
+  return entries
+}
+
 function checkShape(input: unknown, shape: Shape, path: string): string | undefined {
   if (!isPlainObject(input)) return `${path || 'message'} must be a JSON object`
   for (const key of Object.keys(input)) {
     if (!Object.hasOwn(shape.required, key) && !Object.hasOwn(shape.optional, key)) return `${path}${key} is not a known field`
   }
-  for (const [key, check] of Object.entries(shape.required)) {
+  const { required, optional } = entriesOf(shape)
+  for (const [key, check] of required) {
     if (!Object.hasOwn(input, key)) return `${path}${key} is required`
     const problem = check(input[key], `${path}${key}`)
     if (problem) return problem
   }
-  for (const [key, check] of Object.entries(shape.optional)) {
+  for (const [key, check] of optional) {
     if (!Object.hasOwn(input, key) || input[key] === undefined) continue
     const problem = check(input[key], `${path}${key}`)
     if (problem) return problem
