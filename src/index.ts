@@ -35,8 +35,9 @@ export type { PoliteFetchErrorOptions } from './client/errors.js'
 export type { GiveUpReason } from './core/retry-policy.js'
 
 // Strategies (one pacer per lane).
-export { atb, exponential, none, paperAtb, windowed } from './core/pacers/index.js'
-export type { AtbOptions, ExponentialOptions, PaperAtbOptions, WindowOptions } from './core/pacers/index.js'
+export { aatb, atb, exponential, none, paperAatb, paperAtb, windowed } from './core/pacers/index.js'
+export type { AatbOptions, AtbOptions, ExponentialOptions, PaperAatbOptions, PaperAtbOptions, WindowOptions } from './core/pacers/index.js'
+export type { ClientTelemetryOptions } from './client/client-telemetry.js'
 
 // Server signals: what a response says about the quota.
 export { readSignals } from './core/signals/index.js'
