@@ -52,6 +52,10 @@ class AtbPacer implements Pacer {
   private createdAt: number
   /** Throttled results still expected from attempts in flight when the rate was last cut. */
   private echoesToIgnore = 0
+  /** In slow start after a burst's first 429: every success multiplies the rate (see burstStartGrowth). */
+  private slowStart = false
+  /** The rate at the lane's last paced send. */
+  private sendRate = 0
   private inFlight = 0
   private lastSendAt: number | undefined = undefined
   /** Recent sends (time, cost); allocated at the first send. */
@@ -151,6 +155,7 @@ class AtbPacer implements Pacer {
 
   private becomeCalm(): void {
     this.congested = false
+    this.slowStart = false
     this.rate = Infinity
     this.tokensHeld = this.o.burstUnits
   }
@@ -167,8 +172,14 @@ class AtbPacer implements Pacer {
     const measured = this.hasEvidence(now, since)
     let next: number
     this.congestionRate = first ? 0 : this.rate
+    // Another attempt of this lane still in flight at its first 429: concurrent callers burst
+    // into the quota, so what got through measures its capacity, not its rate.
+    const burst = first && this.inFlight > 0 && o.burstStartGrowth > 1
     if (first) {
-      if (measured) {
+      this.slowStart = burst
+      if (burst) {
+        next = o.coldStartRatePerSecond
+      } else if (measured) {
         // Start from what got through, and at most a fraction of what was sent.
         const spanMs = Math.max(o.minSpanMs, Math.min(o.windowMs, now - this.createdAt))
         const sent = this.outcomes().counts(now, spanMs)
@@ -180,6 +191,17 @@ class AtbPacer implements Pacer {
         next = o.coldStartRatePerSecond
       }
       this.congestedSince = now
+    } else if (this.slowStart) {
+      const lastAdmittedAt = this.outcomes().lastAdmittedAt()
+      if (lastAdmittedAt !== undefined && lastAdmittedAt > this.congestedSince) {
+        // Slow start overshot: the rate before its last step got through. (A rate read off the
+        // successes would be averaged over a span mostly spent far below it.)
+        this.slowStart = false
+        next = (this.rate / o.burstStartGrowth) * o.maxCutFactor
+      } else {
+        // The burst's capacity is not refilled yet: halve, and keep starting slowly.
+        next = this.rate * 0.5
+      }
     } else if (measured) {
       next = Math.min(this.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
     } else {
@@ -199,6 +221,9 @@ class AtbPacer implements Pacer {
       // A cold lane told when to come back has no evidence that anyone else competes for
       // that moment: it retries at the server's time (the lane jitters it), not a spacing later.
       this.tokensHeld = o.burstUnits
+    } else if (burst) {
+      // The burst emptied the bucket: the first paced send waits a whole spacing.
+      this.tokensHeld = 0
     } else if (first && o.jitterFirstCut) {
       // The lane's first cut usually comes with everybody's (the quota ran dry for the whole
       // fleet at once): the first paced send waits a uniform share of one spacing, not a full
@@ -241,7 +266,10 @@ class AtbPacer implements Pacer {
       // Grow with time, and only while the lane is using its rate (it sent about as soon
       // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
       const gapMs = this.lastSendAt === undefined ? Infinity : now - this.lastSendAt
-      if (gapMs <= o.usingRateSlack * ((units || 1) / this.rate) * 1000) {
+      // In slow start the rate grew since the last send (on its success): the gap is judged
+      // against the spacing the lane was keeping then.
+      const keptRate = this.slowStart ? this.sendRate : this.rate
+      if (gapMs <= o.usingRateSlack * ((units || 1) / keptRate) * 1000) {
         const g = this.onPlateau(now) ? o.growthPerSecond * o.plateauGrowthFactor : o.growthPerSecond
         this.rate = Math.min(o.maxRatePerSecond, this.rate * Math.exp(g * (gapMs / 1000)))
       } else {
@@ -250,6 +278,7 @@ class AtbPacer implements Pacer {
       }
       this.tokensHeld = have - units
       this.refilledAt = now
+      this.sendRate = this.rate
     }
     this.inFlight++
     if (this.guidance !== undefined) noteSent(this.guidance, units)
@@ -266,6 +295,7 @@ class AtbPacer implements Pacer {
     }
     if (signal.kind === 'ok') {
       this.outcomes().add(now, true)
+      if (this.slowStart && this.congested) this.rate = Math.min(this.o.maxRatePerSecond, this.rate * this.o.burstStartGrowth)
       if (this.echoesToIgnore > 0 && this.inFlight < this.echoesToIgnore) this.echoesToIgnore = this.inFlight
     } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
       this.outcomes().add(now, false)

@@ -38,6 +38,13 @@ export interface AtbOptions {
   coldStartRatePerSecond?: number
   /** Each further 429 of a lane that still has too few successes multiplies its rate by this. Default 0.125. */
   coldBackoffFactor?: number
+  /**
+   * A lane whose first 429 came while other attempts of it were still in flight (a burst
+   * of concurrent callers) learned the quota's capacity, not its rate. It starts at the
+   * cold-start rate and multiplies its rate by this on every success until its next 429
+   * (TCP's slow start), instead of creeping up from a rate read off the burst. Default 1.5; 1 = off.
+   */
+  burstStartGrowth?: number
   /** Rate floor while pacing (units/s). Default 0.01. */
   minRatePerSecond?: number
   /** Rate ceiling while pacing (units/s). Default Infinity. */
@@ -74,6 +81,7 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   minEvidence: 2,
   coldStartRatePerSecond: 0.5,
   coldBackoffFactor: 0.125,
+  burstStartGrowth: 1.5,
   minRatePerSecond: 0.01,
   maxRatePerSecond: Infinity,
   burstUnits: 1,
@@ -106,6 +114,7 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('minEvidence', true)
   positive('coldStartRatePerSecond')
   positive('coldBackoffFactor')
+  positive('burstStartGrowth')
   positive('minRatePerSecond')
   positive('maxRatePerSecond')
   positive('burstUnits')

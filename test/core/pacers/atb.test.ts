@@ -263,6 +263,69 @@ describe('atb (polite-fetch default)', () => {
     })
   })
 
+  describe('burst start (concurrent callers hit their first 429 together)', () => {
+    /** 12 attempts sent at once; the quota admits 5 (its capacity), refuses 7. */
+    function burst(options = {}): Pacer {
+      const pacer = make(options)
+      for (let i = 0; i < 12; i++) pacer.onSend(T0, 1)
+      for (let i = 0; i < 5; i++) pacer.onResult(T0 + 20, ok)
+      for (let i = 0; i < 7; i++) pacer.onResult(T0 + 20, throttled)
+      return pacer
+    }
+
+    it('starts at the cold-start rate, a whole spacing after the burst, ignoring the burst\'s other 429s', () => {
+      const pacer = burst()
+      // Not 5 successes / 10 s × 0.35 — the burst measured the capacity, not the rate.
+      expect(pacer.ratePerSecond).toBe(0.5)
+      expect(pacer.delayMs(T0 + 20, 1)).toBe(2000)
+    })
+
+    it('multiplies the rate on every success until a 429, then keeps 0.8 × the last rate that got through', () => {
+      const pacer = burst()
+      let now = T0 + 20
+      const rates: number[] = []
+      for (let i = 0; i < 6; i++) {
+        now += pacer.delayMs(now, 1)
+        pacer.onSend(now, 1)
+        pacer.onResult(now + 20, ok)
+        rates.push(pacer.ratePerSecond)
+      }
+      for (let i = 1; i < rates.length; i++) expect(rates[i]! / rates[i - 1]!).toBeCloseTo(1.5, 1)
+      const grown = pacer.ratePerSecond // 0.5 × 1.5^6 ≈ 5.7/s
+      expect(grown).toBeGreaterThan(5)
+      now += pacer.delayMs(now, 1)
+      pacer.onSend(now, 1)
+      pacer.onResult(now + 20, throttled)
+      // (plus the slow time-based growth of the one send in between)
+      expect(pacer.ratePerSecond / ((grown / 1.5) * 0.8)).toBeCloseTo(1, 1)
+      // Slow start is over: further successes no longer multiply the rate.
+      const after = pacer.ratePerSecond
+      now += 20 + pacer.delayMs(now + 20, 1)
+      pacer.onSend(now, 1)
+      pacer.onResult(now + 20, ok)
+      expect(pacer.ratePerSecond).toBeLessThan(after * 1.1)
+    })
+
+    it('halves and keeps starting slowly while the burst\'s capacity is not refilled', () => {
+      const pacer = burst()
+      const now = T0 + 20 + pacer.delayMs(T0 + 20, 1)
+      pacer.onSend(now, 1)
+      pacer.onResult(now + 20, throttled)
+      expect(pacer.ratePerSecond).toBeCloseTo(0.25, 2)
+      const next = now + 20 + pacer.delayMs(now + 20, 1)
+      pacer.onSend(next, 1)
+      pacer.onResult(next + 20, ok)
+      expect(pacer.ratePerSecond).toBeGreaterThan(0.25 * 1.4)
+    })
+
+    it('does not apply to a lane with one attempt in flight (sequential callers), nor when turned off', () => {
+      const { pacer } = congestedLane()
+      expect(pacer.ratePerSecond).toBeCloseTo(3.5, 6) // measured, as before
+      const off = burst({ burstStartGrowth: 1 })
+      expect(off.ratePerSecond).not.toBe(0.5) // read off the burst, the old way
+    })
+  })
+
   it('on a later 429, cuts to the admitted rate, never by more than asked (no blind halving)', () => {
     const { pacer, now } = congestedLane({ growthPerSecond: 0 })
     const rate = pacer.ratePerSecond // 3.5/s
