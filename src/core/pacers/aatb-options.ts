@@ -28,6 +28,23 @@ export interface AatbOptions {
   confirmWindowMs?: number
   /** The hold-back bound once a local 429 confirmed the congestion. Default 120 000 ms. */
   maxConfirmedPauseMs?: number
+  /**
+   * A congested fleet whose attempts still come to at least this fraction of the quota rate
+   * stays congested past `congestionHoldMs` (it would otherwise stop keeping to its shares
+   * while it still needs the whole quota). Default 0.8.
+   */
+  busyFraction?: number
+  /**
+   * A lane whose last answer was a 429 may probe at its share (instead of the inner ATB's
+   * back-off) once an aggregate received after that 429 shows the fleet's attempts below this
+   * fraction of the quota rate: the quota has been refilling unused. Default 0.3.
+   */
+  idleFraction?: number
+  /**
+   * The lane keeps to this fraction of its fair share, so that a fleet keeping to its shares
+   * does not drain a stepped quota just before each step. Default 0.97.
+   */
+  shareMargin?: number
 }
 
 export type ResolvedAatbOptions = Required<Omit<AatbOptions, 'atb'>> & { atb: AtbOptions }
@@ -42,6 +59,9 @@ export const AATB_DEFAULTS: ResolvedAatbOptions = {
   maxAggregatePauseMs: 90_000,
   confirmWindowMs: 60_000,
   maxConfirmedPauseMs: 120_000,
+  busyFraction: 0.8,
+  idleFraction: 0.3,
+  shareMargin: 0.97,
 }
 
 /** Merge options over the defaults; values that make no sense fall back to the default. */

@@ -27,6 +27,9 @@ export { PAPER_AATB_DEFAULTS } from './aatb-paper.js'
 
 export const AATB_KIND = 'aatb'
 const STATE_VERSION = 1
+/** Time constant of the lane's own admitted rate, which bounds how far the fleet may hurry it. */
+const ADMITTED_TAU_MS = 60_000
+const HURRY_ADMITTED_FACTOR = 3
 
 /** polite-fetch's telemetry-assisted strategy. Strategy name `aatb`. */
 export function aatb(options: AatbOptions = {}): Strategy {
@@ -76,12 +79,32 @@ function createAatbPacer(o: ResolvedAatbOptions, inner: Strategy, init: PacerIni
   let aggregateAt = -Infinity
   let lastFleetCongestionAt = -Infinity
   let lastLocalThrottleAt = -Infinity
+  let lastLocalSuccessAt = -Infinity
   let lastSendAt = -Infinity
+  /** The lane sent while the inner ATB still wanted it to wait (the fleet's share hurried it). */
+  let hurried = false
+  /** A fleet-idle probe was sent since the last local 429 (at most one per dry spell). */
+  let idleProbeSent = false
+  let idleProbePending = false
+  /** Successes, decayed with time constant ADMITTED_TAU_MS: the lane's own admitted rate. */
+  let admittedScore = 0
+  let admittedScoreAt = now0
 
   if (saved) {
     lastLocalThrottleAt = pastTime(saved.lastLocalThrottleAt, now0) ?? -Infinity
     lastSendAt = pastTime(saved.lastSendAt, now0) ?? -Infinity
     // Aggregates are not persisted: after a restart we wait for a fresh one.
+  }
+
+  function admittedPerSecond(now: number): number {
+    const decayed = admittedScore * Math.exp(-Math.max(0, now - admittedScoreAt) / ADMITTED_TAU_MS)
+    return decayed / (ADMITTED_TAU_MS / 1000)
+  }
+
+  /** Fleet attempts per second over the aggregate's window, as a fraction of the quota rate. */
+  function fleetLoad(a: Aggregate): number | undefined {
+    if (a.quotaPerSecond === undefined || !(a.windowMs > 0)) return undefined
+    return a.totalAttempts / (a.windowMs / 1000) / a.quotaPerSecond
   }
 
   /** Fair share (units/s) the lane must keep to now, or undefined when the fleet's view does not apply. */
@@ -99,15 +122,59 @@ function createAatbPacer(o: ResolvedAatbOptions, inner: Strategy, init: PacerIni
     if (share === undefined) return 0
     const confirmed = now - lastLocalThrottleAt < o.confirmWindowMs
     const bound = confirmed ? o.maxConfirmedPauseMs : o.maxAggregatePauseMs
-    const spacingMs = Math.min((Math.max(cost, 0) * 1000) / share, bound)
+    const spacingMs = Math.min((Math.max(cost, 0) * 1000) / (share * o.shareMargin), bound)
     return Math.max(0, lastSendAt + spacingMs - now)
+  }
+
+  /** Whether the lane may be hurried now: not dry, or the fleet left the quota unused since it went dry. */
+  function mayHurry(): boolean {
+    if (lastLocalSuccessAt > lastLocalThrottleAt) return true
+    // Dry (its last answer was a 429): the quota may refill in a step, and the inner ATB backs off
+    // steeply. An aggregate received since, showing the fleet left most of the quota unused, says
+    // the quota has been refilling: one probe at the share, not ATB's long back-off.
+    if (idleProbeSent || aggregate === undefined || !(aggregateAt > lastLocalThrottleAt)) return false
+    const load = fleetLoad(aggregate)
+    return load !== undefined && load < o.idleFraction
+  }
+
+  /**
+   * The inner ATB's delay. While the fleet's share applies, ATB's own status-only inference may
+   * not hold the lane back beyond its share: after a dry spell ATB cuts its rate to a fraction
+   * of the share (or ×1/8 when a retry failed too) and regains it at 2%/s, which left a stepped
+   * quota's next step half unused. Server guidance (a Retry-After gate, a quota spread) is never
+   * shortened. Hurrying is bounded by what the lane itself got through (3 × its admitted rate).
+   */
+  function innerDelayMs(now: number, cost: number): number {
+    let delay = base.delayMs(now, cost)
+    if (delay <= 0) return delay
+    const rate = base.ratePerSecond
+    if (!(rate > 0) || !Number.isFinite(rate)) return delay
+    const units = Math.max(0, cost)
+    const pacingMs = Math.ceil(Math.max(0, ((units - base.tokens(now)) / rate) * 1000))
+    if (delay > pacingMs + 1) return delay // a gate or a quota spread: the server's word, not inference
+    if (hurried) {
+      // The inner bucket is in debt for sends the fleet's share allowed: forgive it, so ATB
+      // waits at most one of its own spacings (from the last send or 429), not the debt too.
+      const since = Math.max(lastSendAt, lastLocalThrottleAt)
+      delay = Math.min(delay, Math.ceil(Math.max(0, since + (Math.min(units, 1) * 1000) / rate - now)))
+    }
+    const share = fairShare(now)
+    if (share === undefined || !mayHurry()) return delay
+    const hurryRate = Math.min(share, HURRY_ADMITTED_FACTOR * admittedPerSecond(now))
+    if (!(hurryRate > 0)) return delay
+    const hurryMs = Math.ceil(Math.max(0, lastSendAt + (units * 1000) / hurryRate - now))
+    return Math.min(delay, hurryMs)
   }
 
   const pacer: Pacer = {
     delayMs(now, cost) {
-      return Math.max(base.delayMs(now, cost), fleetDelayMs(now, cost))
+      return Math.max(innerDelayMs(now, cost), fleetDelayMs(now, cost))
     },
     onSend(now, cost) {
+      if (base.delayMs(now, cost) > 0) {
+        hurried = true
+        if (!(lastLocalSuccessAt > lastLocalThrottleAt)) idleProbePending = true
+      }
       base.onSend(now, cost)
       reports.onSend(now, cost)
       lastSendAt = now
@@ -115,7 +182,18 @@ function createAatbPacer(o: ResolvedAatbOptions, inner: Strategy, init: PacerIni
     onResult(now, signal: Signal) {
       base.onResult(now, signal)
       reports.onResult(now, signal)
-      if (signal.kind === 'throttled') lastLocalThrottleAt = now
+      if (signal.kind === 'throttled') {
+        lastLocalThrottleAt = now
+        // The probe the fleet's idle view allowed found the quota dry: no more such probes until a success.
+        if (idleProbePending) idleProbeSent = true
+        idleProbePending = false
+      } else if (signal.kind === 'ok') {
+        lastLocalSuccessAt = now
+        idleProbeSent = false
+        idleProbePending = false
+        admittedScore = admittedScore * Math.exp(-Math.max(0, now - admittedScoreAt) / ADMITTED_TAU_MS) + 1
+        admittedScoreAt = now
+      }
     },
     toJSON(now): PacerState {
       const state: PacerState = { kind: AATB_KIND, version: STATE_VERSION, savedAt: now, inner: base.toJSON(now) }
@@ -127,14 +205,21 @@ function createAatbPacer(o: ResolvedAatbOptions, inner: Strategy, init: PacerIni
       if (!isSaneAggregate(next)) return
       aggregate = { ...next }
       aggregateAt = now
-      if (next.throttledReports > 0) lastFleetCongestionAt = now
+      if (next.throttledReports > 0) {
+        lastFleetCongestionAt = now
+      } else if (Number.isFinite(lastFleetCongestionAt)) {
+        // A fleet that was congested and still spends most of the quota stays congested: ending
+        // its fair shares after the hold let every lane probe the quota again, a 429 per lane.
+        const load = fleetLoad(next)
+        if (load !== undefined && load >= o.busyFraction) lastFleetCongestionAt = now
+      }
     },
     reportDueAt: (now, backlog) => reports.dueAt(now, backlog),
     takeReport: (now): PacerReport | undefined => reports.take(now),
     get ratePerSecond() {
       // Read-only view: uses the latest aggregate without a clock, as of when it arrived.
       const share = aggregate ? fairShare(aggregateAt) : undefined
-      return share === undefined ? base.ratePerSecond : Math.min(base.ratePerSecond, share)
+      return share === undefined ? base.ratePerSecond : Math.min(base.ratePerSecond, share * o.shareMargin)
     },
     tokens: (now) => base.tokens(now),
   }

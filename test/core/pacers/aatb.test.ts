@@ -7,6 +7,8 @@ const T0 = 1_700_000_000_000
 const random = () => 0.5
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
+/** Spacing (ms) of one unit at a fair share: the lane keeps to `shareMargin` of its share. */
+const spacingAt = (share: number) => 1000 / (share * AATB_DEFAULTS.shareMargin)
 const congested = (extra: Partial<Aggregate> = {}): Aggregate =>
   ({ activeClients: 4, totalAttempts: 40, throttledReports: 3, windowMs: 30_000, quotaPerSecond: 2, fairSharePerSecond: 0.5, ...extra })
 
@@ -52,8 +54,8 @@ describe('aatb()', () => {
     plain.onSend(T0, 1)
     plain.onResult(T0 + 100, throttled)
     const now = T0 + 3_000
-    expect(pacer.delayMs(now, 1)).toBe(Math.max(plain.delayMs(now, 1), T0 + 10_000 - now))
-    expect(pacer.delayMs(T0 + 10_000, 1)).toBe(plain.delayMs(T0 + 10_000, 1))
+    expect(pacer.delayMs(now, 1)).toBeCloseTo(Math.max(plain.delayMs(now, 1), T0 + spacingAt(0.1) - now), 3)
+    expect(pacer.delayMs(T0 + spacingAt(0.1), 1)).toBe(plain.delayMs(T0 + spacingAt(0.1), 1))
     expect(pacer.ratePerSecond).toBeLessThanOrEqual(0.1)
   })
 
@@ -61,8 +63,8 @@ describe('aatb()', () => {
     const pacer = aatb().create({ now: T0, random })
     pacer.onAggregate!(T0, congested({ fairSharePerSecond: undefined, quotaPerSecond: 1, activeClients: 5 }))
     pacer.onSend(T0, 1)
-    expect(pacer.delayMs(T0, 1)).toBe(5_000)
-    expect(pacer.delayMs(T0 + 5_000, 1)).toBe(0)
+    expect(pacer.delayMs(T0, 1)).toBeCloseTo(spacingAt(0.2), 3)
+    expect(pacer.delayMs(T0 + spacingAt(0.2), 1)).toBe(0)
   })
 
   it('bounds how long an aggregate alone can hold a client back', () => {
@@ -82,9 +84,99 @@ describe('aatb()', () => {
     pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.2 }))
     pacer.onAggregate!(T0 + 30_000, congested({ throttledReports: 0, fairSharePerSecond: 0.2 }))
     pacer.onSend(T0 + 40_000, 1)
-    expect(pacer.delayMs(T0 + 40_000, 1)).toBe(5_000)
+    expect(pacer.delayMs(T0 + 40_000, 1)).toBeCloseTo(spacingAt(0.2), 3)
     pacer.onSend(T0 + 61_000, 1)
     expect(pacer.delayMs(T0 + 61_000, 1)).toBe(0)
+  })
+
+  it('stays congested past the hold while the fleet still spends most of the quota', () => {
+    const make = () => aatb({ congestionHoldMs: 60_000, confirmWindowMs: 1_000 }).create({ now: T0, random })
+    const busy = make()
+    const winding = make()
+    for (const pacer of [busy, winding]) pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.2 }))
+    busy.onAggregate!(T0 + 50_000, congested({ throttledReports: 0, totalAttempts: 60 })) // 2/s: the whole quota
+    winding.onAggregate!(T0 + 50_000, congested({ throttledReports: 0, totalAttempts: 15 })) // 0.5/s
+    for (const pacer of [busy, winding]) pacer.onSend(T0 + 100_000, 1)
+    expect(busy.delayMs(T0 + 100_000, 1)).toBeGreaterThan(1_000)
+    expect(winding.delayMs(T0 + 100_000, 1)).toBe(0)
+  })
+
+  /** A lane that got `n` successes `gapMs` apart, then a 429; returns the time of the 429. */
+  function throttledAfter(pacer: Pacer, n: number, gapMs = 1_000): number {
+    let now = T0
+    for (let i = 0; i < n; i++, now += gapMs) {
+      pacer.onSend(now, 1)
+      pacer.onResult(now + 20, ok)
+    }
+    pacer.onSend(now, 1)
+    pacer.onResult(now + 20, throttled)
+    return now + 20
+  }
+
+  it('after a 429, keeps ATB\'s back-off while dry, then lets the share set the pace once the quota admits it again', () => {
+    const pacer = aatb().create({ now: T0, random })
+    const plain = atb().create({ now: T0, random })
+    let now = throttledAfter(pacer, 20)
+    throttledAfter(plain, 20)
+    pacer.onAggregate!(now, congested({ fairSharePerSecond: 0.5 }))
+    // dry: the fleet's view only adds to ATB's delay
+    expect(pacer.delayMs(now, 1)).toBeGreaterThanOrEqual(plain.delayMs(now, 1))
+    now += plain.delayMs(now, 1)
+    for (const p of [pacer, plain]) {
+      p.onSend(now, 1)
+      p.onResult(now + 20, ok)
+    }
+    now += 20
+    const atbWaits = plain.delayMs(now, 1)
+    expect(atbWaits).toBeGreaterThan(spacingAt(0.5)) // ATB alone regains its rate slowly
+    expect(pacer.delayMs(now, 1)).toBeLessThanOrEqual(Math.ceil(spacingAt(0.5)))
+    // the debt those hurried sends leave in the inner ATB never stalls the lane later
+    for (let i = 0; i < 10; i++) {
+      now += pacer.delayMs(now, 1)
+      pacer.onSend(now, 1)
+      pacer.onResult(now + 20, ok)
+      now += 20
+    }
+    pacer.onResult(now, throttled)
+    expect(pacer.delayMs(now, 1)).toBeLessThanOrEqual(Math.ceil(1000 / pacer.ratePerSecond) + 1)
+  })
+
+  it('lets a dry lane probe once at its share when the fleet left the quota unused, not again until a success', () => {
+    const pacer = aatb().create({ now: T0, random })
+    let now = throttledAfter(pacer, 20, 5_000) // ATB's own spacing after the cut: about 14 s
+    const idle = () => congested({ fairSharePerSecond: 0.25, throttledReports: 0, totalAttempts: 0 })
+    pacer.onAggregate!(now, congested({ fairSharePerSecond: 0.25 }))
+    now += 100
+    const dryWait = pacer.delayMs(now, 1)
+    expect(dryWait).toBeGreaterThan(spacingAt(0.25))
+    pacer.onAggregate!(now, idle()) // the fleet sent nothing for a window: the quota has been refilling
+    const probeWait = pacer.delayMs(now, 1)
+    expect(probeWait).toBeLessThanOrEqual(Math.ceil(spacingAt(0.25)))
+    now += probeWait
+    pacer.onSend(now, 1)
+    pacer.onResult(now + 20, throttled) // the probe found it dry all the same
+    now += 40
+    pacer.onAggregate!(now, idle())
+    expect(pacer.delayMs(now, 1)).toBeGreaterThan(spacingAt(0.25))
+  })
+
+  it('hurries a lane by at most a few times what it got through, whatever the aggregate says', () => {
+    const pacer = aatb().create({ now: T0, random })
+    let now = throttledAfter(pacer, 3) // three successes: about 0.05/s over the last minute
+    pacer.onAggregate!(now, congested({ fairSharePerSecond: 1_000, totalAttempts: 0, throttledReports: 1 }))
+    now += 100
+    pacer.onSend(now, 1)
+    pacer.onResult(now + 20, ok)
+    now += 20
+    expect(pacer.delayMs(now, 1)).toBeGreaterThan(5_000)
+  })
+
+  it('never shortens a Retry-After gate', () => {
+    const pacer = aatb().create({ now: T0, random })
+    const now = throttledAfter(pacer, 20)
+    pacer.onResult(now, { ...throttled, retryAt: now + 30_000 })
+    pacer.onAggregate!(now + 10, congested({ fairSharePerSecond: 0.5, throttledReports: 0, totalAttempts: 0 }))
+    expect(pacer.delayMs(now + 10, 1)).toBeGreaterThanOrEqual(30_000 - 10)
   })
 
   it('ignores stale and nonsensical aggregates', () => {
