@@ -54,6 +54,10 @@ class AtbPacer implements Pacer {
   private echoesToIgnore = 0
   /** In slow start after a burst's first 429: every success multiplies the rate (see burstStartGrowth). */
   private slowStart = false
+  /** When slow start last ended (−Infinity: never). */
+  private slowStartEndedAt = -Infinity
+  /** When slow start last raised the rate. */
+  private slowStartStepAt = 0
   /** The rate at the lane's last paced send. */
   private sendRate = 0
   private inFlight = 0
@@ -179,6 +183,7 @@ class AtbPacer implements Pacer {
       this.slowStart = burst
       if (burst) {
         next = o.coldStartRatePerSecond
+        this.slowStartStepAt = now
       } else if (measured) {
         // Start from what got through, and at most a fraction of what was sent.
         const spanMs = Math.max(o.minSpanMs, Math.min(o.windowMs, now - this.createdAt))
@@ -197,11 +202,16 @@ class AtbPacer implements Pacer {
         // Slow start overshot: the rate before its last step got through. (A rate read off the
         // successes would be averaged over a span mostly spent far below it.)
         this.slowStart = false
+        this.slowStartEndedAt = now
         next = (this.rate / o.burstStartGrowth) * o.maxCutFactor
       } else {
         // The burst's capacity is not refilled yet: halve, and keep starting slowly.
         next = this.rate * 0.5
       }
+    } else if (measured && now - this.slowStartEndedAt < o.minSpanMs) {
+      // Just out of slow start: the admitted rate is averaged over a span mostly spent on the
+      // ramp, far below the rate found. Halve towards it instead.
+      next = Math.max(this.rate * 0.5, o.fallbackFactor * this.admitted(now, since))
     } else if (measured) {
       next = Math.min(this.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
     } else {
@@ -295,7 +305,12 @@ class AtbPacer implements Pacer {
     }
     if (signal.kind === 'ok') {
       this.outcomes().add(now, true)
-      if (this.slowStart && this.congested) this.rate = Math.min(this.o.maxRatePerSecond, this.rate * this.o.burstStartGrowth)
+      // At most one step per spacing: successes of attempts sent earlier, at a lower rate, say
+      // nothing about the current one (with many in flight they would compound past it).
+      if (this.slowStart && this.congested && now - this.slowStartStepAt >= 1000 / this.rate) {
+        this.rate = Math.min(this.o.maxRatePerSecond, this.rate * this.o.burstStartGrowth)
+        this.slowStartStepAt = now
+      }
       if (this.echoesToIgnore > 0 && this.inFlight < this.echoesToIgnore) this.echoesToIgnore = this.inFlight
     } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
       this.outcomes().add(now, false)

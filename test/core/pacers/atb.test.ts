@@ -306,6 +306,34 @@ describe('atb (polite-fetch default)', () => {
       expect(pacer.ratePerSecond).toBeLessThan(after * 1.1)
     })
 
+    it('steps at most once per spacing (successes of earlier, slower attempts do not compound)', () => {
+      const pacer = burst()
+      const now = T0 + 20 + pacer.delayMs(T0 + 20, 1)
+      for (let i = 0; i < 4; i++) pacer.onSend(now, 1)
+      for (let i = 0; i < 4; i++) pacer.onResult(now + 20, ok)
+      expect(pacer.ratePerSecond).toBeCloseTo(0.75, 2) // one step of ×1.5 (plus the time-based growth of the sends)
+    })
+
+    it('right after slow start, a further 429 halves the rate instead of reading it off the ramp', () => {
+      const pacer = burst()
+      let now = T0 + 20
+      for (let i = 0; i < 8; i++) {
+        now += pacer.delayMs(now, 1)
+        pacer.onSend(now, 1)
+        pacer.onResult(now + 20, ok)
+      }
+      now += pacer.delayMs(now, 1)
+      pacer.onSend(now, 1)
+      pacer.onResult(now + 20, throttled) // slow start ends
+      const found = pacer.ratePerSecond
+      now += 20 + pacer.delayMs(now + 20, 1)
+      pacer.onSend(now, 1)
+      pacer.onResult(now + 20, throttled)
+      // 9 successes over ~6 s would read as 0.9/s over the 10 s minimum span; half the rate is far more.
+      expect(pacer.ratePerSecond / (found * 0.5)).toBeCloseTo(1, 1)
+      expect(pacer.ratePerSecond).toBeGreaterThan(2)
+    })
+
     it('halves and keeps starting slowly while the burst\'s capacity is not refilled', () => {
       const pacer = burst()
       const now = T0 + 20 + pacer.delayMs(T0 + 20, 1)
