@@ -1,11 +1,12 @@
 // One line to pace everything in a Node process that goes through undici's global
 // dispatcher: `undici.request`/`fetch` without a `dispatcher` option, Node's own
 // global `fetch`, and SDKs built on either.
-import { Agent, Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
-import { politeInterceptor, type PoliteInterceptorOptions } from './interceptor.js'
+import { Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
 import type { Limiter } from '../client/create-limiter.js'
+import type { PoliteOptions } from './pacing.js'
+import { PoliteAgent } from './polite-agent.js'
 
-export interface InstallOptions extends PoliteInterceptorOptions {
+export interface InstallOptions extends PoliteOptions {
   /**
    * The dispatcher to pace. Default: the current global dispatcher when it is an
    * undici 7 dispatcher, else a new `Agent` (see below).
@@ -16,8 +17,8 @@ export interface InstallOptions extends PoliteInterceptorOptions {
 export interface Installed {
   /** The limiter every paced request goes through: `stats()`, `on(...)`. */
   readonly limiter: Limiter
-  /** The paced dispatcher now installed globally. */
-  readonly dispatcher: Dispatcher
+  /** The paced dispatcher now installed globally (a `PoliteAgent` over `options.dispatcher` or the previous one). */
+  readonly dispatcher: PoliteAgent
   /** Put the previous global dispatcher back. Idempotent. */
   uninstall(): void
   /** `uninstall()`, then stop telemetry and close the limiter (saving pacer state to the store). */
@@ -25,20 +26,22 @@ export interface Installed {
 }
 
 /**
- * `install(options?)`: wrap the global dispatcher with `politeInterceptor`.
+ * `install(options?)`: put a `PoliteAgent` over the global dispatcher (the same paced
+ * path as `politeInterceptor`, without `compose` and its per-request wrapping).
  *
  * Node 20's global `fetch` is Node's bundled undici, which reads the same global
  * dispatcher (`Symbol.for('undici.globalDispatcher.1')`) that this package's undici
  * sets, so it is paced too. If the bundled undici created that dispatcher first (a
  * `fetch` ran before this module loaded), it is an undici 6 Agent whose interceptors
- * speak an older handler API; it is not composed, a fresh undici 7 `Agent` takes its
+ * speak an older handler API; it is not wrapped, a fresh undici 7 `Agent` takes its
  * place (pass `dispatcher` to choose another).
  */
 export function install(options: InstallOptions = {}): Installed {
   const previous = getGlobalDispatcher()
-  const base = options.dispatcher ?? (previous instanceof Dispatcher ? previous : new Agent())
-  const interceptor = politeInterceptor(options)
-  const dispatcher = base.compose(interceptor)
+  const base = options.dispatcher ?? (previous instanceof Dispatcher ? previous : undefined)
+  // Without a base, the agent makes (and on close, closes) its own Agent; a base stays
+  // its owner's: the previous global one is put back by uninstall().
+  const dispatcher = new PoliteAgent({ ...options, dispatcher: base })
   setGlobalDispatcher(dispatcher)
   let installed = true
   const uninstall = (): void => {
@@ -48,12 +51,14 @@ export function install(options: InstallOptions = {}): Installed {
     if (getGlobalDispatcher() === dispatcher) setGlobalDispatcher(previous)
   }
   return {
-    limiter: interceptor.limiter,
+    limiter: dispatcher.limiter,
     dispatcher,
     uninstall,
     async close() {
       uninstall()
-      await interceptor.close()
+      await dispatcher.close()
+      // As before politeAgent: the limiter is closed even when it was passed in.
+      await dispatcher.limiter.close()
     },
   }
 }

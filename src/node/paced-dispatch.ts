@@ -38,7 +38,8 @@ export function speaksCallbacks(handler: CallerHandler): boolean {
 /** What the interceptor shares with every paced dispatch. */
 export interface PacingContext {
   dispatch: Dispatcher.Dispatch
-  readSignals(status: number, rawHeaders: RawHeaders | null, now: number): Signal
+  /** `now` is read only when a rate-limit field is there (most responses have none). */
+  readSignals(status: number, rawHeaders: RawHeaders | null, now: () => number): Signal
   now(): number
   discardMaxBytes: number
   /** Remember that this dispatch's route draws on the named policy (lane refinement). */
@@ -301,7 +302,7 @@ export class PacedDispatch
     if (statusCode === 0) return
     let signal: Signal
     try {
-      signal = this.#context.readSignals(statusCode, attempt.rawHeaders, this.#context.now())
+      signal = this.#context.readSignals(statusCode, attempt.rawHeaders, this.#context.now)
     } catch {
       // Bad headers never break a request: treat them as absent.
       signal = { kind: statusCode === 429 ? 'throttled' : statusCode === 503 ? 'overloaded' : 'ok', status: statusCode }

@@ -62,6 +62,20 @@ describe('install()', () => {
     expect(installed.limiter.stats()).toEqual([])
   })
 
+  it('puts a polite agent (not a composed Proxy) over the previous global dispatcher, which close() leaves open', async () => {
+    const before = getGlobalDispatcher()
+    server = await startScriptedServer(throttleFirst(1))
+    const paced = install({ strategy: none() })
+    expect(paced.dispatcher.dispatcher).toBe(before)
+    expect(paced.dispatcher.dispatch).toBe(Object.getPrototypeOf(paced.dispatcher).dispatch)
+    expect(await (await request(`${server.url}/a`)).body.text()).toBe('ok 2')
+    await paced.close()
+    expect(getGlobalDispatcher()).toBe(before)
+    // The previous dispatcher still works, unpaced (the closed limiter saw nothing more).
+    expect(await (await request(`${server.url}/b`)).body.text()).toBe('ok 3')
+    expect(paced.limiter.stats()[0]).toMatchObject({ attempts: 2, throttled: 1 })
+  })
+
   it('works when the global fetch ran before polite-fetch/node was loaded (bundled undici 6 dispatcher)', async () => {
     server = await startScriptedServer(throttleFirst(2))
     const dir = await mkdtemp(join(tmpdir(), 'polite-install-'))

@@ -1,0 +1,286 @@
+import { Readable } from 'node:stream'
+import { Agent, fetch as undiciFetch, getGlobalDispatcher, request, setGlobalDispatcher, type Dispatcher } from 'undici'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { GiveUpEvent } from '../../src/client/limiter-events.js'
+import { createLimiter } from '../../src/client/create-limiter.js'
+import { none } from '../../src/core/pacers/index.js'
+import type { Pacer, Signal, Strategy } from '../../src/core/types.js'
+import { politeAgent, type PoliteAgent, type PoliteAgentOptions } from '../../src/node/index.js'
+import { startScriptedServer, type Reply, type ScriptedServer } from './scripted-server.js'
+
+const cleanups: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+// Mechanics are tested with the `none` strategy (retry at once, no pacing); pacing with
+// a strategy whose spacing after congestion is known.
+async function setup(script: (n: number) => Reply, options: PoliteAgentOptions = {}) {
+  const server: ScriptedServer = await startScriptedServer(script)
+  const agent = politeAgent({ strategy: none(), ...options })
+  const giveUps: GiveUpEvent[] = []
+  agent.limiter.on('give-up', (event) => giveUps.push(event))
+  cleanups.push(() => server.close(), () => agent.close())
+  return { server, agent, limiter: agent.limiter, giveUps }
+}
+
+const throttleFirst = (count: number, reply: Reply = { status: 429, body: 'slow down' }) => (n: number): Reply =>
+  n <= count ? reply : { status: 200, headers: { 'x-answer': String(n) }, body: `ok ${n}` }
+
+/** One attempt per `spacingMs` once a 429 was seen; records sends and the signals it is fed. */
+function recordingStrategy(spacingMs: number): { strategy: Strategy; sends: number[]; results: Signal[] } {
+  const sends: number[] = []
+  const results: Signal[] = []
+  let congested = false
+  let nextAt = 0
+  const pacer: Pacer = {
+    delayMs: (now) => (congested ? Math.max(0, nextAt - now) : 0),
+    onSend(now) {
+      sends.push(now)
+      if (congested) nextAt = now + spacingMs
+    },
+    onResult(now, signal) {
+      results.push(signal)
+      if (signal.kind === 'throttled') {
+        congested = true
+        nextAt = Math.max(nextAt, now + spacingMs)
+      }
+    },
+    toJSON: (now) => ({ kind: 'recording', version: 1, savedAt: now }),
+    get ratePerSecond() {
+      return congested ? 1000 / spacingMs : Infinity
+    },
+    tokens: () => Infinity,
+  }
+  return { strategy: { name: 'recording', create: () => pacer }, sends, results }
+}
+
+const until = async (done: () => boolean): Promise<void> => {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 5))
+}
+
+describe('politeAgent with undici.request', () => {
+  it('is a Dispatcher of its own, not a composed Proxy, and passes a healthy response through in one attempt', async () => {
+    const { server, agent, limiter } = await setup(() => ({ status: 201, headers: { 'x-test': 'yes' }, body: 'created' }))
+    // compose() returns a Proxy whose `dispatch` is not the class's own method.
+    expect(agent.dispatch).toBe(Object.getPrototypeOf(agent).dispatch)
+    const res = await request(`${server.url}/things?q=1`, { dispatcher: agent, method: 'PUT', body: 'x' })
+    expect(res.statusCode).toBe(201)
+    expect(res.headers['x-test']).toBe('yes')
+    expect(await res.body.text()).toBe('created')
+    expect(server.received.map((r) => `${r.method} ${r.path} ${r.body}`)).toEqual(['PUT /things?q=1 x'])
+    expect(limiter.stats()).toMatchObject([{ scope: server.url, attempts: 1, successes: 1, throttled: 0 }])
+  })
+
+  it('swallows a 429 and retries: the caller sees only the final response', async () => {
+    const { server, agent, limiter } = await setup(throttleFirst(1))
+    const res = await agent.request({ origin: server.url, path: '/items/1', method: 'GET' })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['x-answer']).toBe('2')
+    expect(await res.body.text()).toBe('ok 2')
+    expect(server.received).toHaveLength(2)
+    expect(limiter.stats()).toMatchObject([{ attempts: 2, throttled: 1, retries: 1, successes: 1 }])
+  })
+
+  it('paces the lane after a 429: later attempts keep the pacer’s spacing', async () => {
+    const spacingMs = 40
+    const pacing = recordingStrategy(spacingMs)
+    const { server, agent } = await setup(throttleFirst(1), { strategy: pacing.strategy })
+    await (await request(`${server.url}/a`, { dispatcher: agent })).body.dump()
+    const rest = await Promise.all([1, 2].map((i) => request(`${server.url}/b${i}`, { dispatcher: agent })))
+    await Promise.all(rest.map((r) => r.body.dump()))
+    expect(pacing.results.map((s) => `${s.kind} ${s.status}`)).toEqual(['throttled 429', 'ok 200', 'ok 200', 'ok 200'])
+    expect(pacing.sends).toHaveLength(4)
+    for (let i = 1; i < pacing.sends.length; i++) {
+      expect(pacing.sends[i]! - pacing.sends[i - 1]!).toBeGreaterThanOrEqual(spacingMs)
+    }
+    expect(server.received.map((r) => r.path)).toEqual(['/a', '/a', '/b1', '/b2'])
+  })
+
+  it('never retries before the server’s retry-after-ms', async () => {
+    const retryAfterMs = 120
+    const { server, agent } = await setup(throttleFirst(1, { status: 429, headers: { 'retry-after-ms': String(retryAfterMs) } }))
+    const res = await request(`${server.url}/`, { dispatcher: agent })
+    await res.body.dump()
+    expect(res.statusCode).toBe(200)
+    const [throttled, retried] = server.received
+    // Date.now() has 1 ms steps; the client cannot have sent earlier than this.
+    expect(retried!.atMs - throttled!.sentAtMs!).toBeGreaterThanOrEqual(retryAfterMs - 1)
+  })
+
+  it('reads Retry-After (seconds): a wait past the deadline fails fast with DeadlineError', async () => {
+    const { server, agent, giveUps } = await setup(() => ({ status: 429, headers: { 'retry-after': '30' }, body: 'later' }), {
+      deadlineMs: 5_000,
+    })
+    await expect(request(`${server.url}/`, { dispatcher: agent })).rejects.toMatchObject({ name: 'DeadlineError', retryAt: expect.any(Number) })
+    expect(server.received).toHaveLength(1)
+    expect(giveUps.map((e) => e.reason)).toEqual(['deadline'])
+  })
+
+  it('does not replay a streaming body: the 429 is passed through with reason body-not-replayable', async () => {
+    const { server, agent, giveUps } = await setup(throttleFirst(1))
+    const res = await request(`${server.url}/upload`, {
+      dispatcher: agent,
+      method: 'POST',
+      body: Readable.from([Buffer.from('part-1;'), Buffer.from('part-2')]),
+    })
+    expect(res.statusCode).toBe(429)
+    expect(await res.body.text()).toBe('slow down')
+    expect(server.received.map((r) => r.body)).toEqual(['part-1;part-2'])
+    expect(giveUps).toMatchObject([{ reason: 'body-not-replayable', status: 429 }])
+  })
+
+  it('replays a Buffer body on retry', async () => {
+    const { server, agent } = await setup(throttleFirst(1))
+    const res = await request(`${server.url}/orders`, { dispatcher: agent, method: 'POST', body: Buffer.from('payload') })
+    await res.body.dump()
+    expect(res.statusCode).toBe(200)
+    expect(server.received.map((r) => `${r.method} ${r.body}`)).toEqual(['POST payload', 'POST payload'])
+  })
+
+  it('an abort during the lane wait settles the request at once and sends nothing more', async () => {
+    const { server, agent, limiter, giveUps } = await setup(() => ({ status: 429, headers: { 'retry-after': '20' } }))
+    const controller = new AbortController()
+    limiter.on('retry', () => setImmediate(() => controller.abort(new Error('user gave up'))))
+    await expect(request(`${server.url}/`, { dispatcher: agent, signal: controller.signal })).rejects.toThrow('user gave up')
+    expect(server.received).toHaveLength(1)
+    expect(giveUps.map((e) => e.reason)).toEqual(['aborted'])
+    expect(limiter.stats()[0]).toMatchObject({ queued: 0, inFlight: 0 })
+  })
+
+  it('an abort while the attempt is in flight aborts the socket request', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const { server, agent, limiter } = await setup(() => ({ status: 200, body: 'late', holdUntil: held }))
+    cleanups.push(async () => release())
+    const controller = new AbortController()
+    const pending = request(`${server.url}/`, { dispatcher: agent, signal: controller.signal })
+    await until(() => server.received.length > 0)
+    expect(server.received).toHaveLength(1)
+    controller.abort(new Error('stop'))
+    await expect(pending).rejects.toThrow('stop')
+    expect(limiter.stats()[0]).toMatchObject({ inFlight: 0 })
+  })
+
+  it('an already-aborted signal sends nothing', async () => {
+    const { server, agent } = await setup(() => ({ status: 200 }))
+    await expect(request(`${server.url}/`, { dispatcher: agent, signal: AbortSignal.abort(new Error('before')) })).rejects.toThrow('before')
+    expect(server.received).toHaveLength(0)
+  })
+})
+
+describe('politeAgent with undici.fetch', () => {
+  it('retries a 429 and resolves with the final Response', async () => {
+    const { server, agent, limiter } = await setup(throttleFirst(2))
+    const res = await undiciFetch(`${server.url}/items`, { dispatcher: agent })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-answer')).toBe('3')
+    expect(await res.text()).toBe('ok 3')
+    expect(limiter.stats()[0]).toMatchObject({ attempts: 3, throttled: 2 })
+  })
+
+  it('an abort during the lane wait rejects with AbortError', async () => {
+    const { server, agent, limiter } = await setup(() => ({ status: 429, headers: { 'retry-after': '20' } }))
+    const controller = new AbortController()
+    limiter.on('retry', () => setImmediate(() => controller.abort()))
+    await expect(undiciFetch(`${server.url}/`, { dispatcher: agent, signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    })
+    expect(server.received).toHaveLength(1)
+  })
+
+  it('a fetch POST body (always a stream to undici) is sent once and its 429 returned', async () => {
+    const { server, agent, giveUps } = await setup(throttleFirst(1))
+    const res = await undiciFetch(`${server.url}/`, { dispatcher: agent, method: 'POST', body: 'hello' })
+    expect(res.status).toBe(429)
+    await res.arrayBuffer()
+    expect(server.received.map((r) => r.body)).toEqual(['hello'])
+    expect(giveUps.map((e) => e.reason)).toEqual(['body-not-replayable'])
+  })
+})
+
+describe('politeAgent as the global dispatcher', () => {
+  it('paces undici.request, undici.fetch and Node’s own global fetch', async () => {
+    const { server, agent, limiter } = await setup(throttleFirst(1))
+    const previous = getGlobalDispatcher()
+    setGlobalDispatcher(agent)
+    try {
+      expect(await (await request(`${server.url}/a`)).body.text()).toBe('ok 2')
+      expect(await (await undiciFetch(`${server.url}/b`)).text()).toBe('ok 3')
+      // Node's global fetch is its bundled undici, reading the same global dispatcher.
+      expect(globalThis.fetch).not.toBe(undiciFetch)
+      expect(await (await fetch(`${server.url}/c`)).text()).toBe('ok 4')
+    } finally {
+      setGlobalDispatcher(previous)
+    }
+    expect(server.received.map((r) => r.path)).toEqual(['/a', '/a', '/b', '/c'])
+    expect(limiter.stats()[0]).toMatchObject({ attempts: 4, throttled: 1, successes: 3 })
+  })
+})
+
+describe('politeAgent lifecycle', () => {
+  it('sends its attempts through a given dispatcher, which close() leaves open', async () => {
+    const dispatched: string[] = []
+    const base = new Agent()
+    const recorded = base.compose((dispatch) => (opts, handler) => {
+      dispatched.push(opts.path)
+      return dispatch(opts, handler)
+    })
+    cleanups.push(() => base.close())
+    const { server, agent } = await setup(throttleFirst(1), { dispatcher: recorded })
+    expect(agent.dispatcher).toBe(recorded)
+    await (await request(`${server.url}/x`, { dispatcher: agent })).body.dump()
+    // Each attempt is a dispatch of its own down the given dispatcher.
+    expect(dispatched).toEqual(['/x', '/x'])
+    await agent.close()
+    expect(agent.closed).toBe(true)
+    expect(base.closed).toBe(false)
+    expect(await (await request(`${server.url}/y`, { dispatcher: base })).body.text()).toBe('ok 3')
+  })
+
+  it('after close(), a dispatch fails at once with ClientClosedError; its own Agent is closed', async () => {
+    const { server, agent } = await setup(() => ({ status: 200 }))
+    await (await request(`${server.url}/`, { dispatcher: agent })).body.dump()
+    await agent.close()
+    expect((agent.dispatcher as Agent).closed).toBe(true)
+    await expect(request(`${server.url}/`, { dispatcher: agent })).rejects.toMatchObject({ name: 'ClientClosedError' })
+    expect(server.received).toHaveLength(1)
+  })
+
+  it('close() rejects requests waiting in a lane with ClosedError', async () => {
+    const { server, agent, limiter } = await setup(() => ({ status: 429, headers: { 'retry-after': '20' } }))
+    const waiting = request(`${server.url}/`, { dispatcher: agent })
+    await until(() => limiter.stats()[0]?.queued === 1)
+    const rejected = expect(waiting).rejects.toMatchObject({ name: 'ClosedError' })
+    await agent.close()
+    await rejected
+    expect(server.received).toHaveLength(1)
+  })
+
+  it('a shared limiter stays open when the agent closes', async () => {
+    const limiter = createLimiter({ strategy: none() })
+    cleanups.push(() => limiter.close())
+    const { server, agent } = await setup(() => ({ status: 200 }), { limiter })
+    await (await request(`${server.url}/`, { dispatcher: agent })).body.dump()
+    await agent.close()
+    const other = politeAgent({ limiter })
+    cleanups.push(() => other.close())
+    await (await request(`${server.url}/`, { dispatcher: other })).body.dump()
+    expect(limiter.stats()[0]).toMatchObject({ attempts: 2, successes: 2 })
+  })
+
+  it('destroy(callback) settles and destroys its own Agent', async () => {
+    const agent: PoliteAgent = politeAgent()
+    await new Promise<void>((resolve) => agent.destroy(resolve))
+    expect(agent.destroyed).toBe(true)
+    expect((agent.dispatcher as Dispatcher & { destroyed: boolean }).destroyed).toBe(true)
+  })
+
+  it('re-emits the connection events of its own Agent', async () => {
+    const { server, agent } = await setup(() => ({ status: 200 }))
+    const connected: string[] = []
+    agent.on('connect', (origin) => connected.push(String(origin)))
+    await (await request(`${server.url}/`, { dispatcher: agent })).body.dump()
+    expect(connected).toEqual([`${server.url}/`])
+  })
+})
