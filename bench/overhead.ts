@@ -3,13 +3,17 @@
 // interleaved runs of the raw global fetch and `client.fetch` (raw, polite, raw,
 // polite, …) so drift in the machine's state hits both alike.
 //
-//   npm run bench:overhead            (tsx bench/overhead.ts [--runs N], N >= 5, default 15)
+//   npm run bench:overhead            (tsx bench/overhead.ts [--runs N], N >= 5, default 21)
 //
 // Prints a table and writes bench/results/overhead.json:
-//   throughputRatio     median over paired rounds of polite req/s ÷ raw req/s, 64 concurrent (target ≥ 0.95)
+//   throughputRatio     median polite req/s ÷ median raw req/s over the interleaved rounds, 64 concurrent
+//                       (the ratio of medians, as the acceptance line states it; target ≥ 0.95)
 //   addedP50Micros      median over runs of (polite p50 − raw p50) latency at concurrency 1 (target ≤ 50 µs)
 //   bytesPerIdleScope   heap per idle lane, after gc, over many scopes (target ≤ 2 KB)
 // and, for context (not targets):
+//   throughputRatioPairedMedian     median over rounds of each round's polite ÷ raw (the same rounds, paired)
+//   raw/politeCpuMicrosPerRequest   client CPU per request (median over rounds): the client process is the
+//                       bottleneck at 64 in flight, and CPU time shrugs off scheduling stalls
 //   bytesPerIdleScopeWithoutPacer   the same with one shared stateless pacer: the limiter's own share
 //   cpuMicrosPerCall    in-process CPU cost of client.fetch over an instant fake fetch (no network),
 //                       a steadier figure than the loopback ones on a busy machine
@@ -131,7 +135,7 @@ async function cpuMicrosPerCall(calls: number): Promise<number> {
 
 async function main(): Promise<void> {
   const runsArg = process.argv.indexOf('--runs')
-  const runs = Math.max(5, runsArg > 0 ? Number(process.argv[runsArg + 1]) || 15 : 15)
+  const runs = Math.max(5, runsArg > 0 ? Number(process.argv[runsArg + 1]) || 21 : 21)
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { port: number }).port))
@@ -152,7 +156,7 @@ async function main(): Promise<void> {
     // Paired rounds: each round measures both paths back to back, in alternating order,
     // each after a forced gc, so neither inherits the other's garbage and drift in the
     // machine's state (other processes, CPU frequency) hits both alike. The figure is
-    // the median of the per-round ratios.
+    // the ratio of the medians (the per-round ratios' median is printed alongside).
     const collect = gcFunction()
     // Client CPU per request as well: the client process is the bottleneck at 64 in flight,
     // and CPU time is immune to the scheduling stalls that make wall-clock rounds swing.
@@ -180,8 +184,8 @@ async function main(): Promise<void> {
       const politeP50 = await latencyP50Micros(polite, url, 500)
       rows.push({ run, rawRps, politeRps, rawP50, politeP50 })
     }
-    const throughputRatio = median(rows.map((r) => r.politeRps / r.rawRps))
-    const throughputRatioOfMedians = median(rows.map((r) => r.politeRps)) / median(rows.map((r) => r.rawRps))
+    const throughputRatio = median(rows.map((r) => r.politeRps)) / median(rows.map((r) => r.rawRps))
+    const throughputRatioPairedMedian = median(rows.map((r) => r.politeRps / r.rawRps))
     const rawCpu = median(cpuMicros.raw)
     const politeCpu = median(cpuMicros.polite)
     const addedP50Micros = median(rows.map((r) => r.politeP50 - r.rawP50))
@@ -199,7 +203,7 @@ async function main(): Promise<void> {
     }
     const result = {
       throughputRatio: Number(throughputRatio.toFixed(4)),
-      throughputRatioOfMedians: Number(throughputRatioOfMedians.toFixed(4)),
+      throughputRatioPairedMedian: Number(throughputRatioPairedMedian.toFixed(4)),
       rounds: runs,
       rawCpuMicrosPerRequest: Number(rawCpu.toFixed(1)),
       politeCpuMicrosPerRequest: Number(politeCpu.toFixed(1)),
@@ -211,8 +215,8 @@ async function main(): Promise<void> {
       cpuMicrosPerCall: Number(cpu.toFixed(2)),
     }
     console.log('')
-    console.log(`throughput ratio (median of paired rounds, 64 concurrent): ${result.throughputRatio}   target >= 0.95`)
-    console.log(`  ratio of medians:                       ${result.throughputRatioOfMedians}`)
+    console.log(`throughput ratio (ratio of medians, 64 concurrent): ${result.throughputRatio}   target >= 0.95`)
+    console.log(`  median of the paired rounds' ratios:   ${result.throughputRatioPairedMedian}`)
     console.log(`  client CPU per request raw / polite:   ${result.rawCpuMicrosPerRequest} / ${result.politeCpuMicrosPerRequest} µs (ratio ${result.cpuThroughputRatio})`)
     console.log(`  load average:                          ${result.loadAverage.join(' ')}`)
     console.log(`added p50 latency (concurrency 1):       ${result.addedP50Micros} µs   target <= 50 µs`)

@@ -4,7 +4,8 @@
 import { RouteScopes } from '../core/scope.js'
 import { startClientTelemetry } from './client-telemetry.js'
 import { createLimiter, type Limiter } from './create-limiter.js'
-import { type BodySource, type FetchContext, type FetchFunction, FetchJob, type FetchJobInit } from './fetch-job.js'
+import { type FetchContext, type FetchFunction, FetchJob } from './fetch-job.js'
+import { OriginCache } from './origin-cache.js'
 import type { ScopeStats } from './lane.js'
 import type { LimiterEventName, Listener } from './limiter-events.js'
 import { type ClientOptions, type RequestDescriptor, resolveClientOptions } from './options.js'
@@ -43,8 +44,6 @@ export interface Client {
   close(): Promise<void>
 }
 
-const NO_BODY: BodySource = { kind: 'none' }
-
 /** RFC 9110 §9.2.2: methods whose repetition has the same effect as one request. */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
 
@@ -75,6 +74,7 @@ export function createClient(options: ClientOptions = {}): Client {
   // the client then does not own it and close() leaves it running.
   const limiter: Limiter = options.limiter ?? createLimiter(options)
   const routes = new RouteScopes(clientOptions.maxLearnedRoutes)
+  const origins = new OriginCache()
   const initialFetch: FetchFunction | undefined = typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined
   // Resolved through the clock the limiter uses, so signals and pacing share one time.
   const clock = options.clock
@@ -112,49 +112,53 @@ export function createClient(options: ClientOptions = {}): Client {
   function prepare(input: RequestInfo | URL, init: PoliteRequestInit | undefined): FetchJob | Promise<FetchJob> | undefined {
     const request = isRequest(input) ? input : undefined
     const href = request !== undefined ? request.url : typeof input === 'string' ? input : String(input)
-    let url: URL
-    try {
-      url = new URL(href, baseUrl())
-    } catch {
-      return undefined // let fetch raise its own TypeError for the bad URL
+    // The hot path needs only the origin (the lane): a cached one for a plain absolute
+    // http(s) URL; the full parse for anything else, or when a scope/cost option wants the URL.
+    let url: URL | undefined
+    let origin = clientOptions.scope === undefined && clientOptions.cost === undefined ? origins.originOf(href) : undefined
+    if (origin === null) return undefined // let fetch raise its own TypeError for the bad URL
+    if (origin === undefined) {
+      try {
+        url = new URL(href, baseUrl())
+      } catch {
+        return undefined
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined // data:, blob:, file: have no quota
+      origin = url.origin
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined // data:, blob:, file: have no quota
-    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase()
+    const method = init?.method === undefined && request === undefined ? 'GET' : (init?.method ?? request?.method ?? 'GET').toUpperCase()
     const polite = init?.politeFetch
-    const signal =
+    const job = new FetchJob({ context, input, method, origin, pathname: url?.pathname, href: url?.href ?? href })
+    job.signal =
       init !== undefined && 'signal' in init ? (init.signal ?? undefined) : request !== undefined ? request.signal : undefined
-    const origin = url.origin
-    const pathname = url.pathname
 
     // Built only when something needs the headers (scope/cost options, a non-idempotent method).
     let descriptor: RequestDescriptor | undefined
-    let scope: string
-    let learn = false
-    if (typeof polite?.scope === 'string') scope = polite.scope
+    if (typeof polite?.scope === 'string') job.scope = polite.scope
     else if (clientOptions.scope !== undefined) {
-      descriptor = { url, method, headers: headersOf(input, init) }
-      scope = String(clientOptions.scope(descriptor))
+      descriptor = { url: url as URL, method, headers: headersOf(input, init) }
+      job.scope = String(clientOptions.scope(descriptor))
     } else {
-      scope = routes.scopeFor(method, origin, pathname)
-      learn = true
+      job.scope = routes.size === 0 ? origin : routes.scopeFor(method, origin, job.pathname)
+      job.learn = true
     }
     let cost = polite?.cost
     if (cost === undefined && clientOptions.cost !== undefined) {
-      descriptor ??= { url, method, headers: headersOf(input, init) }
+      descriptor ??= { url: url as URL, method, headers: headersOf(input, init) }
       cost = clientOptions.cost(descriptor)
     }
-    if (typeof cost !== 'number' || !(cost >= 0) || !Number.isFinite(cost)) cost = 1
+    job.cost = typeof cost !== 'number' || !(cost >= 0) || !Number.isFinite(cost) ? 1 : cost
 
     let attemptInit: (RequestInit & { politeFetch?: unknown; duplex?: string }) | undefined
     if (init !== undefined) {
       attemptInit = { ...init }
       if (polite !== undefined) delete attemptInit.politeFetch
     }
-    let body: BodySource = NO_BODY
+    job.init = attemptInit
     let pendingRead: ReturnType<typeof readBounded> | undefined
-    if (typeof polite?.body === 'function') body = { kind: 'factory', factory: polite.body }
+    if (typeof polite?.body === 'function') job.body = { kind: 'factory', factory: polite.body }
     else if (init?.body !== undefined && init.body !== null) {
-      body = isReplayableBody(init.body) ? { kind: 'value', value: init.body } : { kind: 'once', value: init.body }
+      job.body = isReplayableBody(init.body) ? { kind: 'value', value: init.body } : { kind: 'once', value: init.body }
     } else if (request !== undefined && request.body !== null) {
       // init.body null/undefined means "the Request's own body", as in fetch.
       if (request.bodyUsed) throw new TypeError('polite-fetch: the Request body has already been used')
@@ -163,24 +167,11 @@ export function createClient(options: ClientOptions = {}): Client {
 
     const idempotent =
       IDEMPOTENT_METHODS.has(method) || (descriptor?.headers ?? headersOf(input, init)).has('idempotency-key')
-    const job: FetchJobInit = {
-      context,
-      input,
-      init: attemptInit,
-      body,
-      scope,
-      cost,
-      signal,
-      method,
-      origin,
-      pathname,
-      learn,
-      retryErrors: idempotent && body.kind !== 'once',
-      priority: polite?.priority,
-      deadlineMs: polite?.deadlineMs,
-      retryBudget: polite?.retryBudget,
-    }
-    if (pendingRead === undefined) return new FetchJob(job)
+    job.retryErrors = idempotent && job.body.kind !== 'once'
+    job.priority = polite?.priority
+    job.deadlineMs = polite?.deadlineMs
+    job.retryBudget = polite?.retryBudget
+    if (pendingRead === undefined) return job
     return pendingRead.then((read) => {
       if (read.replayable) {
         job.body = { kind: 'value', value: read.bytes as BodyInit }
@@ -189,7 +180,7 @@ export function createClient(options: ClientOptions = {}): Client {
         job.body = { kind: 'once', value: read.stream as BodyInit }
         job.retryErrors = false
       }
-      return new FetchJob(job)
+      return job
     })
   }
 

@@ -6,9 +6,10 @@
 // Hot path (a scope that has seen no congestion): run() → one Call object, one
 // promise, one deadline timer (no AbortController unless `timeoutMs` is set) → the
 // attempt starts in the same tick (no queue, no wake timer) → its outcome settles
-// the call. submit() with a callback-style job (`Job.start`, the undici shell) drops
-// the promises too: the call's end goes to the caller's Settlement, the attempt's
-// outcome comes back through the call itself (it is the AttemptReport). Everything that waits goes through the lane's queue and a single wake
+// the call. A callback-style job (`Job.start`: the fetch and undici shells) reports
+// its attempt through the call itself (it is the AttemptReport), with no promise per
+// attempt; submit() drops the call's promise too, sending its end to the caller's
+// Settlement. Everything that waits goes through the lane's queue and a single wake
 // timer per lane, re-computed whenever a result arrives, so a 429 during a wait
 // lengthens it instead of leaving a stale reservation.
 import { decideRetry, type GiveUpReason } from '../core/retry-policy.js'
@@ -180,6 +181,11 @@ class Engine implements CallOwner {
   pump(lane: Lane): void {
     const pacer = lane.pacer
     if (pacer === undefined || this.#closed) return
+    if (lane.queue.size === 0) {
+      // The common case after an attempt settles: nothing waits, so no clock read.
+      this.registry.cancelWake(lane)
+      return
+    }
     const o = this.o
     const now = o.clock.now()
     while (lane.queue.size > 0) {

@@ -1,15 +1,14 @@
 // One fetch call as a limiter Job: how to send each attempt (same input, a fresh or
 // replayed body, the attempt's signal) and how to read its response into a Signal.
-// A class, so the per-call state lives in one object and the methods are shared.
+// A class, so the per-call state lives in one object and the methods are shared. It is
+// a callback-style job (`start`): the limiter hears of the response straight from the
+// fetch promise, without an async frame per attempt in between.
 import type { RouteScopes } from '../core/scope.js'
-import { readSignals } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
-import type { AttemptOutcome, Job } from './limiter-types.js'
+import type { AttemptOutcome, AttemptReport, Job } from './limiter-types.js'
+import { responseSignal } from './response-signal.js'
 
-/** Header our service worker sets on responses it already paced: page-side clients must not pace or retry them again. */
-export const PACED_HEADER = 'x-polite-fetch'
-/** Value of `PACED_HEADER` on such responses. */
-export const PACED_HEADER_VALUE = 'paced'
+export { PACED_HEADER, PACED_HEADER_VALUE } from './response-signal.js'
 
 export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
 
@@ -29,6 +28,13 @@ export type BodySource =
   | { kind: 'factory'; factory: () => BodyInit | null }
   /** A stream: sent by the first attempt only. */
   | { kind: 'once'; value: BodyInit }
+
+const NO_BODY: BodySource = { kind: 'none' }
+
+/** The signal of a response our service worker already paced (not fed to the pacer). */
+function pacedUpstream(status: number): Signal {
+  return { kind: 'ok', status }
+}
 
 function discardResponse(this: AttemptOutcome<Response>): void {
   const body = this.value.body
@@ -51,60 +57,89 @@ class FetchOutcome implements AttemptOutcome<Response> {
 }
 ;(FetchOutcome.prototype as AttemptOutcome<Response>).discard = discardResponse
 
+/** The request-level facts a job is built from; the rest are set by the client as it learns them. */
 export interface FetchJobInit {
   context: FetchContext
   input: RequestInfo | URL
-  /** The init handed to every attempt (a private copy: the job sets `signal` and `body` on it); none for a bare call. */
-  init: (RequestInit & { duplex?: string }) | undefined
-  body: BodySource
-  scope: string
-  cost: number
-  signal: AbortSignal | undefined
   method: string
   origin: string
-  pathname: string
-  /** Whether responses may teach the client this route's policy (not when the caller chose the scope). */
-  learn: boolean
-  retryErrors: boolean
-  priority: number | undefined
-  deadlineMs: number | undefined
-  retryBudget: number | undefined
+  /** The path, when the URL was parsed; otherwise read from `href` on first use (labels, route learning). */
+  pathname: string | undefined
+  /** The absolute URL, for `pathname` when it was not parsed. */
+  href: string
 }
 
 export class FetchJob implements Job<Response> {
-  readonly scope: string
-  readonly cost: number
-  readonly signal: AbortSignal | undefined
-  readonly retryErrors: boolean
-  readonly priority: number | undefined
-  readonly deadlineMs: number | undefined
-  readonly retryBudget: number | undefined
+  scope = ''
+  cost = 1
+  signal: AbortSignal | undefined = undefined
+  retryErrors = false
+  priority: number | undefined = undefined
+  deadlineMs: number | undefined = undefined
+  retryBudget: number | undefined = undefined
   readonly optionalAttemptSignal = true
-  readonly #p: FetchJobInit
+  /** The init handed to every attempt (a private copy: the job sets `signal` and `body` on it); none for a bare call. */
+  init: (RequestInit & { duplex?: string }) | undefined = undefined
+  body: BodySource = NO_BODY
+  /** Whether responses may teach the client this route's policy (not when the caller chose the scope). */
+  learn = false
+  readonly context: FetchContext
+  readonly input: RequestInfo | URL
+  readonly method: string
+  readonly origin: string
+  #pathname: string | undefined
+  readonly #href: string
 
   constructor(init: FetchJobInit) {
-    this.#p = init
-    this.scope = init.scope
-    this.cost = init.cost
-    this.signal = init.signal
-    this.retryErrors = init.retryErrors
-    this.priority = init.priority
-    this.deadlineMs = init.deadlineMs
-    this.retryBudget = init.retryBudget
+    this.context = init.context
+    this.input = init.input
+    this.method = init.method
+    this.origin = init.origin
+    this.#pathname = init.pathname
+    this.#href = init.href
+  }
+
+  get pathname(): string {
+    return (this.#pathname ??= new URL(this.#href).pathname)
   }
 
   /** Method, origin and path, never the query string (it may carry credentials). Built only when read. */
   get label(): string {
-    const p = this.#p
-    return `${p.method} ${p.origin}${p.pathname}`
+    return `${this.method} ${this.origin}${this.pathname}`
   }
 
-  async attempt(attemptSignal: AbortSignal | undefined, attemptNumber: number): Promise<AttemptOutcome<Response>> {
-    const p = this.#p
-    const body = p.body
+  start(attemptSignal: AbortSignal | undefined, attemptNumber: number, report: AttemptReport<Response>): void {
+    let pending: Promise<Response>
+    try {
+      pending = this.context.underlying()(this.input, this.#attemptInit(attemptSignal, attemptNumber))
+    } catch (error) {
+      report.failed(error)
+      return
+    }
+    pending.then(
+      (response) => {
+        let outcome: FetchOutcome
+        try {
+          outcome = this.#outcome(response)
+        } catch (error) {
+          report.failed(error)
+          return
+        }
+        report.done(outcome)
+      },
+      (error: unknown) => report.failed(error),
+    )
+  }
+
+  attempt(attemptSignal: AbortSignal | undefined, attemptNumber: number): Promise<AttemptOutcome<Response>> {
+    return new Promise((resolve, reject) => this.start(attemptSignal, attemptNumber, { done: resolve, failed: reject }))
+  }
+
+  #attemptInit(attemptSignal: AbortSignal | undefined, attemptNumber: number): RequestInit | undefined {
+    const body = this.body
     // No init at all for a plain `client.fetch(url)`: fetch does the least work then.
-    let init = p.init
-    if (init === undefined && (attemptSignal !== undefined || body.kind !== 'none')) init = p.init = {}
+    let init = this.init
+    if (init === undefined && (attemptSignal !== undefined || body.kind !== 'none')) init = this.init = {}
     if (init !== undefined) {
       // undefined when nothing but the caller could abort: fetch then gets no signal at all
       // (a Request's own `signal` still applies, as with plain fetch).
@@ -116,13 +151,14 @@ export class FetchJob implements Job<Response> {
         init.body = body.value
       }
     }
-    const response = await p.context.underlying()(p.input, init)
-    const headers = response.headers
-    if (headers.get(PACED_HEADER) === PACED_HEADER_VALUE) {
-      return new FetchOutcome({ kind: 'ok', status: response.status }, response, false, true)
-    }
-    const signal = readSignals(response.status, headers, p.context.now())
-    if (p.learn && signal.policy !== undefined) p.context.routes.learn(p.method, p.origin, p.pathname, signal.policy)
-    return new FetchOutcome(signal, response, body.kind !== 'once', false)
+    return init
+  }
+
+  #outcome(response: Response): FetchOutcome {
+    const status = response.status
+    const signal = responseSignal(status, response.headers, this.context.now())
+    if (signal === undefined) return new FetchOutcome(pacedUpstream(status), response, false, true)
+    if (this.learn && signal.policy !== undefined) this.context.routes.learn(this.method, this.origin, this.pathname, signal.policy)
+    return new FetchOutcome(signal, response, this.body.kind !== 'once', false)
   }
 }

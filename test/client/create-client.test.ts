@@ -70,6 +70,28 @@ describe('createClient: fetch compatibility', () => {
     expect(client.stats()[0]).toMatchObject({ attempts: 20, queued: 0 })
   })
 
+  it('feeds quota hints on a 200 to the pacer, and the status alone when there are none', async () => {
+    const strategy = recordingStrategy({ intervalMs: 10 })
+    makeClient({ strategy })
+    server.reply({ status: 200, headers: { 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '20' } })
+    await (await client.fetch(`${server.origin}/hinted`)).text()
+    server.reply({ status: 200 })
+    await (await client.fetch(`${server.origin}/plain`)).text()
+    const results = strategy.pacers[0]?.results() ?? []
+    expect(results[0]).toMatchObject({ kind: 'ok', status: 200, remaining: 7 })
+    expect(results[1]).toEqual({ kind: 'ok', status: 200 })
+  })
+
+  it('puts a string, a URL and a Request for one origin in the same lane, however the host is spelled', async () => {
+    makeClient()
+    const port = new URL(server.origin).port
+    await (await client.fetch(`http://127.0.0.1:0${port}/a`)).text() // a leading zero in the port
+    await (await client.fetch(new URL(`${server.origin}/b`))).text()
+    await (await client.fetch(new Request(`${server.origin}/c`))).text()
+    await (await client.fetch(server.origin.replace('http://', 'HTTP://') + '/d')).text()
+    expect(client.stats().map((s) => `${s.scope} ${s.attempts}`)).toEqual([`${server.origin} 4`])
+  })
+
   it('passes non-HTTP URLs straight to fetch', async () => {
     makeClient()
     const response = await client.fetch('data:text/plain,hello')
