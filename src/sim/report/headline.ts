@@ -30,6 +30,17 @@ export function headlineTarget(server: string, feedback: Feedback): HeadlineTarg
   return undefined
 }
 
+/**
+ * AATB's targets (status-only only: telemetry is the lever when the server says nothing).
+ * Tighter than ATB's on 429s, since the fleet's view removes most probing.
+ */
+export function aatbTarget(server: string, feedback: Feedback): HeadlineTarget | undefined {
+  if (feedback !== 'status-only') return undefined
+  if (server === 'token-bucket-continuous') return { shareOfUb: 0.03, perClient: 1, completionLimit: 1.15, completionBase: 'ub' }
+  if (server === 'token-bucket-stepped') return { shareOfUb: 0.1, perClient: 1, completionLimit: 1.25, completionBase: 'ub' }
+  return undefined
+}
+
 export interface HeadlineRow {
   scenario: string
   server: string
@@ -47,17 +58,24 @@ export interface HeadlineRow {
   throttledOk: boolean | undefined
   completionOk: boolean | undefined
   fewerThanAws: boolean | undefined
+  /** Telemetry messages per request (AATB). */
+  messagesPerRequest: number
   /** All three checks hold; undefined where no target is set. */
   pass: boolean | undefined
 }
 
-export function evaluateHeadline(rows: readonly SimRow[], strategy = 'atb', peer = 'aws-adaptive'): HeadlineRow[] {
+export function evaluateHeadline(
+  rows: readonly SimRow[],
+  strategy = 'atb',
+  peer: string | undefined = 'aws-adaptive',
+  targetOf: (server: string, feedback: Feedback) => HeadlineTarget | undefined = headlineTarget,
+): HeadlineRow[] {
   const key = (r: SimRow) => `${r.scenario}|${r.server}|${r.feedback}|${r.clientModel}`
-  const peers = new Map(rows.filter((r) => r.strategy === peer).map((r) => [key(r), r]))
+  const peers = new Map(peer === undefined ? [] : rows.filter((r) => r.strategy === peer).map((r) => [key(r), r]))
   return rows
     .filter((r) => r.strategy === strategy)
     .map((r) => {
-      const target = headlineTarget(r.server, r.feedback)
+      const target = targetOf(r.server, r.feedback)
       const aws = peers.get(key(r))
       const ub = r.ubThrottledMean
       const allowed = target ? Math.min(ub, Math.max(target.shareOfUb * ub, r.clients * target.perClient)) : undefined
@@ -85,6 +103,7 @@ export function evaluateHeadline(rows: readonly SimRow[], strategy = 'atb', peer
         throttledOk,
         completionOk,
         fewerThanAws,
+        messagesPerRequest: r.requests > 0 ? r.telemetryMessagesMean / r.requests : 0,
         pass,
       }
     })

@@ -5,7 +5,7 @@ import { REAL_TRACE_PARETO_ALPHA } from '../workload.js'
 import type { GridSpec } from '../grid-spec.js'
 import type { SimRow } from '../sim-row.js'
 import { strategyLabel } from '../strategies.js'
-import { evaluateHeadline, type HeadlineRow } from './headline.js'
+import { aatbTarget, evaluateHeadline, type HeadlineRow } from './headline.js'
 import { PAPER_FIGURES } from './paper-figures.js'
 
 export interface MarkdownOptions {
@@ -42,6 +42,7 @@ export function renderMarkdown(spec: GridSpec, rows: readonly SimRow[], options:
   out.push('', ...setUp(spec), '')
   out.push(...paperComparison(rows), '')
   out.push(...headlineSection(rows), '')
+  out.push(...aatbSection(rows), '')
   out.push(...paperFormTables(spec, rows), '')
   if (options.charts && options.charts.length > 0) {
     out.push('## Charts', '')
@@ -162,6 +163,32 @@ function headlineSection(rows: readonly SimRow[]): string[] {
     out.push('| Scenario | Feedback | Client model | UB 429s | `atb` 429s | allowed | `aws-adaptive` 429s | Δtime vs UB | oracle× | time target | result |')
     out.push('|---|---|---|---|---|---|---|---|---|---|---|')
     for (const h of mine) out.push(headlineLine(h))
+  }
+  return out
+}
+
+function aatbSection(rows: readonly SimRow[]): string[] {
+  const judged = evaluateHeadline(rows, 'aatb', undefined, aatbTarget).filter((h) => h.pass !== undefined)
+  if (judged.length === 0) return []
+  const out = [
+    '## AATB (`aatb`, real aggregator in process) against its targets',
+    '',
+    'Status-only feedback. Allowed 429s = min(UB, max(3% of UB, clients)) with completion ≤ 1.15× UB (continuous ' +
+      'refill); min(UB, max(10% of UB, clients)) with completion ≤ 1.25× UB (stepped refill). Means over the same seeds as UB.',
+  ]
+  for (const server of [...new Set(judged.map((h) => h.server))]) {
+    const mine = judged.filter((h) => h.server === server)
+    out.push('', `### ${server} — ${mine.filter((h) => h.pass).length} of ${mine.length} rows pass`, '')
+    out.push('| Scenario | Client model | UB 429s | `aatb` 429s | allowed | Δtime vs UB | oracle× | telemetry msgs / request | result |')
+    out.push('|---|---|---|---|---|---|---|---|---|')
+    for (const h of mine) {
+      const result = h.pass ? '**pass**' : `**fail** (${[h.throttledOk === false ? '429s' : '', h.completionOk === false ? 'time' : ''].filter(Boolean).join(', ')})`
+      out.push(
+        `| ${h.scenario} | ${h.clientModel} | ${num(h.ubThrottled)} | ${num(h.throttled)}${h.throttledOk === false ? ' ✗' : ''} | ` +
+          `${num(h.allowedThrottled)} | ${pct(h.completionVsUbPct)}${h.completionOk === false ? ' ✗' : ''} | ${num(h.oracleRatio, 3)} | ` +
+          `${num(h.messagesPerRequest, 2)} | ${result} |`,
+      )
+    }
   }
   return out
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { evaluateHeadline, headlineTarget } from '../../../src/sim/report/headline.js'
+import { aatbTarget, evaluateHeadline, headlineTarget } from '../../../src/sim/report/headline.js'
 import { row } from '../helpers/rows.js'
 
 describe('headline targets', () => {
@@ -35,5 +35,15 @@ describe('headline targets', () => {
     const oracle = evaluateHeadline([row({ feedback: 'ratelimit', throttledMean: 2, oracleRatio: 1.11 })])[0]!
     expect(oracle).toMatchObject({ allowedThrottled: 10, throttledOk: true, completionOk: false, completionLimit: '≤ 1.10× oracle' })
     expect(evaluateHeadline([row({ server: 'token-bucket-stepped', feedback: 'ratelimit' })])[0]!.pass).toBeUndefined()
+  })
+
+  it('judges AATB on status-only rows against its own, tighter targets, with messages per request', () => {
+    expect(aatbTarget('token-bucket-continuous', 'status-only')).toMatchObject({ shareOfUb: 0.03, completionLimit: 1.15 })
+    expect(aatbTarget('token-bucket-stepped', 'status-only')).toMatchObject({ shareOfUb: 0.1, completionLimit: 1.25 })
+    expect(aatbTarget('token-bucket-continuous', 'retry-after')).toBeUndefined()
+    const rows = [row({ strategy: 'aatb', throttledMean: 40, ubThrottledMean: 1000, telemetryMessagesMean: 400 })]
+    const [h] = evaluateHeadline(rows, 'aatb', undefined, aatbTarget)
+    expect(h).toMatchObject({ allowedThrottled: 30, throttledOk: false, fewerThanAws: undefined, pass: false })
+    expect(h!.messagesPerRequest).toBeCloseTo(400 / rows[0]!.requests, 9)
   })
 })
