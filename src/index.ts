@@ -19,6 +19,7 @@ export type {
   Listener,
   RateEvent,
   RetryEvent,
+  SplitEvent,
   ThrottledEvent,
 } from './client/limiter-events.js'
 

@@ -19,7 +19,8 @@ export type CallState = 'queued' | 'running' | 'done'
 export class Call<T> implements AttemptReport<T> {
   readonly owner: CallOwner
   readonly job: Job<T>
-  readonly lane: Lane
+  /** Changes only when the limiter gives the call's route a lane of its own (route-splitter.ts). */
+  lane: Lane
   readonly seq: number
   readonly priority: number
   readonly cost: number

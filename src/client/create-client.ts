@@ -82,6 +82,7 @@ export function createClient(options: ClientOptions = {}): Client {
     underlying,
     now: clock === undefined ? Date.now : () => clock.now(),
     routes,
+    learnRouteSplits: clientOptions.learnRouteSplits,
   }
 
   const telemetry =

@@ -22,6 +22,7 @@ import { feedLane } from './lane-feedback.js'
 import type { LanePersistence } from './lane-persistence.js'
 import { LaneRegistry } from './lane-registry.js'
 import { LimiterEmitter, type LimiterEventName, type Listener } from './limiter-events.js'
+import { noteRoute, type SplitHost, wantsRouteNote } from './route-splitter.js'
 import type { AttemptOutcome, Job, Settlement } from './limiter-types.js'
 import { type LimiterOptions, type ResolvedLimiterOptions, resolveLimiterOptions } from './options.js'
 import { cancelTimer, startTimer } from './timer.js'
@@ -71,7 +72,7 @@ function deadlinesFired(engine: Engine): void {
   engine.onDeadlines()
 }
 
-class Engine implements CallOwner {
+class Engine implements CallOwner, SplitHost {
   readonly o: ResolvedLimiterOptions
   readonly emitter = new LimiterEmitter()
   readonly registry: LaneRegistry
@@ -455,13 +456,20 @@ class Engine implements CallOwner {
   }
 
   feed(call: Call<unknown>, signal: Signal, now: number): void {
-    if (!feedLane(this, call, signal, now)) return
-    // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.
     const lane = call.lane
-    const until = lane.gateUntil
-    for (const hopeless of lane.queue.removeWhere((queued) => queued.deadlineAt < until)) {
-      this.giveUp(hopeless, deadlineError(hopeless, until), 'deadline', until)
+    if (feedLane(this, call, signal, now)) {
+      // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.
+      const until = lane.gateUntil
+      for (const hopeless of lane.queue.removeWhere((queued) => queued.deadlineAt < until)) {
+        this.giveUp(hopeless, deadlineError(hopeless, until), 'deadline', until)
+      }
     }
+    // Last: a split may move this call (and others of its route) to another lane.
+    if (wantsRouteNote(lane, signal)) noteRoute(this, call, lane, signal, now)
+  }
+
+  runningCalls(): readonly Call<unknown>[] {
+    return this.#running
   }
 
   onCallerAbort(call: Call<unknown>): void {

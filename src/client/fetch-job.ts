@@ -3,6 +3,7 @@
 // A class, so the per-call state lives in one object and the methods are shared. It is
 // a callback-style job (`start`): the limiter hears of the response straight from the
 // fetch promise, without an async frame per attempt in between.
+import { laneRoute } from '../core/route-split.js'
 import type { RouteScopes } from '../core/scope.js'
 import type { Signal } from '../core/types.js'
 import type { AttemptOutcome, AttemptReport, Job } from './limiter-types.js'
@@ -17,6 +18,8 @@ export interface FetchContext {
   underlying(): FetchFunction
   now(): number
   routes: RouteScopes
+  /** The client's `learnRouteSplits` option. */
+  learnRouteSplits: boolean
 }
 
 /** How an attempt's body is produced. */
@@ -89,6 +92,7 @@ export class FetchJob implements Job<Response> {
   readonly origin: string
   #pathname: string | undefined
   readonly #href: string
+  #route: string | undefined
 
   constructor(init: FetchJobInit) {
     this.context = init.context
@@ -101,6 +105,21 @@ export class FetchJob implements Job<Response> {
 
   get pathname(): string {
     return (this.#pathname ??= new URL(this.#href).pathname)
+  }
+
+  /**
+   * Method + path template, for learning route splits from status codes: only while the job is
+   * in its origin's lane by default (not a caller-chosen scope, not a policy's lane). Read by
+   * the limiter only once the lane has seen a 429.
+   */
+  get route(): string | undefined {
+    if (!this.learn || this.scope !== this.origin || !this.context.learnRouteSplits) return undefined
+    return (this.#route ??= laneRoute(this.method, this.pathname))
+  }
+
+  /** The limiter gave this route a lane of its own: later requests of the route go to `origin#policy`. */
+  learnRoute(policy: string): void {
+    this.context.routes.learn(this.method, this.origin, this.pathname, policy)
   }
 
   /** Method, origin and path, never the query string (it may carry credentials). Built only when read. */

@@ -68,6 +68,32 @@ export class LaneRegistry {
     return strategy.create({ now, random })
   }
 
+  /**
+   * Gives a lane a fresh pacer (calm, as new) and lifts its gate: what it learned was
+   * caused by a route that has since left it (route-splitter.ts). No-op while restoring.
+   */
+  resetPacer(lane: Lane, now: number): void {
+    if (lane.pacer === undefined) return
+    lane.pacer = this.createPacer(now, undefined)
+    lane.gateUntil = 0
+    this.persistence?.markDirty(lane)
+  }
+
+  /**
+   * Starts a new lane from what another lane's pacer learned (a route split off a lane takes
+   * the congestion its 429s taught along, rather than bursting its backlog into its limit).
+   */
+  inheritPacer(lane: Lane, from: Lane, now: number): void {
+    if (lane.pacer === undefined || from.pacer === undefined || lane.attempts > 0) return
+    let state
+    try {
+      state = from.pacer.toJSON(now)
+    } catch {
+      return
+    }
+    lane.pacer = this.createPacer(now, state)
+  }
+
   scheduleWake(lane: Lane, at: number, now: number): void {
     if (lane.wakeTimer !== undefined) {
       if (lane.wakeAt === at) return

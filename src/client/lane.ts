@@ -4,6 +4,7 @@
 import type { Pacer } from '../core/types.js'
 import type { Call } from './call.js'
 import { LaneQueue } from './lane-queue.js'
+import type { LaneRouteRecord } from './route-splitter.js'
 
 export interface ScopeStats {
   scope: string
@@ -53,6 +54,11 @@ export class Lane {
   successes = 0
   retries = 0
   giveUps = 0
+  /**
+   * Recent outcomes by route, kept from the lane's first 429 until a quiet window passes, so
+   * a route with a limit of its own can be told apart (route-splitter.ts). None on the clean path.
+   */
+  routeRecord: LaneRouteRecord | undefined = undefined
 
   constructor(scope: string, pacer: Pacer | undefined, now: number) {
     this.scope = scope

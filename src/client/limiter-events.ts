@@ -53,12 +53,34 @@ export interface GiveUpEvent extends CallEvent {
   retryAt: number | undefined
 }
 
+/**
+ * A route was judged, from status codes alone, to have a limit of its own (its 429s piled up
+ * while the lane's other routes kept succeeding) and now has a lane of its own.
+ */
+export interface SplitEvent {
+  /** The lane the route left (its origin's). */
+  scope: string
+  /** The route's lane from now on: `scope#policy`. */
+  splitScope: string
+  /** Method and path template, e.g. `POST /products`. */
+  route: string
+  /** The synthetic policy name, e.g. `~route:POST /products`. */
+  policy: string
+  /** The route's 429s in the window that decided it. */
+  throttled: number
+  /** Successes of the lane's other routes since the route's first 429 in the window. */
+  otherSuccesses: number
+  /** Whether the lane got a fresh pacer (every recent 429 of the lane was the route's). */
+  pacerReset: boolean
+}
+
 export interface LimiterEvents {
   attempt: AttemptEvent
   throttled: ThrottledEvent
   retry: RetryEvent
   rate: RateEvent
   'give-up': GiveUpEvent
+  split: SplitEvent
 }
 
 export type LimiterEventName = keyof LimiterEvents
@@ -67,7 +89,7 @@ export type Listener<E extends LimiterEventName> = (event: LimiterEvents[E]) => 
 type ListenerTable = { [E in LimiterEventName]: Listener<E>[] }
 
 export class LimiterEmitter {
-  readonly listeners: ListenerTable = { attempt: [], throttled: [], retry: [], rate: [], 'give-up': [] }
+  readonly listeners: ListenerTable = { attempt: [], throttled: [], retry: [], rate: [], 'give-up': [], split: [] }
 
   on<E extends LimiterEventName>(event: E, listener: Listener<E>): () => void {
     if (!(event in this.listeners)) throw new TypeError(`polite-fetch: unknown event \`${String(event)}\``)

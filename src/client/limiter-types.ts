@@ -90,4 +90,15 @@ export interface Job<T> {
   deadlineMs?: number
   /** Overrides the limiter's `retryBudget` for this call. */
   retryBudget?: number
+  /**
+   * The job's route within its lane (method + path template, e.g. `POST /products/:id`), when
+   * the lane may learn from status codes that the route has a limit of its own (see
+   * core/route-split.ts). Read only once the lane has seen a 429. Undefined opts out.
+   */
+  readonly route?: string
+  /**
+   * The limiter moved this job's route to a lane of its own, `scope#policy`: later jobs of
+   * the route must use that scope. Without it, `route` is ignored.
+   */
+  learnRoute?(policy: string): void
 }

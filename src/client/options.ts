@@ -118,6 +118,16 @@ export interface ClientOptions extends LimiterOptions {
   /** Routes remembered for scope refinement (method + path template → policy). @default 1_000 */
   maxLearnedRoutes?: number
   /**
+   * Learn from status codes alone that a route has a limit of its own: when, in an origin's lane,
+   * 429s pile up on one route (method + path template: at least 3 in 30 s, at least 2/3 of its
+   * responses) while the lane's other routes keep succeeding (3 successes since, almost no 429s),
+   * the route moves to a lane of its own (`origin#~route:POST /products`, a `split` event) and,
+   * when all those 429s were the route's, the origin's lane starts afresh. A shared quota, which
+   * throttles every route, never splits; `scope(request)` and policy names the server sends
+   * take precedence. @default true
+   */
+  learnRouteSplits?: boolean
+  /**
    * AATB: report attempts and 429s to a telemetry endpoint (`polite-fetch/server`) and pace from the
    * fleet's aggregate. Use with `strategy: aatb()`. Advisory and fail-open: a slow, failing or
    * nonsensical endpoint leaves the client pacing alone. @default none
@@ -134,6 +144,7 @@ export interface ClientOptions extends LimiterOptions {
 export const clientDefaults = {
   maxBodyBytes: 1_048_576,
   maxLearnedRoutes: 1_000,
+  learnRouteSplits: true,
 } as const
 
 function fail(name: string, expected: string, value: unknown): never {
@@ -195,6 +206,12 @@ export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLim
   }
 }
 
+function flag(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback
+  if (typeof value !== 'boolean') fail(name, 'a boolean', value)
+  return value
+}
+
 function positiveNumber(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !(value > 0)) fail(name, 'a number > 0', value)
@@ -207,6 +224,7 @@ export interface ResolvedClientOptions {
   cost: ((request: RequestDescriptor) => number) | undefined
   maxBodyBytes: number
   maxLearnedRoutes: number
+  learnRouteSplits: boolean
 }
 
 export function resolveClientOptions(options: ClientOptions = {}): ResolvedClientOptions {
@@ -220,5 +238,6 @@ export function resolveClientOptions(options: ClientOptions = {}): ResolvedClien
     cost: options.cost,
     maxBodyBytes: nonNegative('maxBodyBytes', options.maxBodyBytes, clientDefaults.maxBodyBytes),
     maxLearnedRoutes: positiveInteger('maxLearnedRoutes', options.maxLearnedRoutes, clientDefaults.maxLearnedRoutes),
+    learnRouteSplits: flag('learnRouteSplits', options.learnRouteSplits, clientDefaults.learnRouteSplits),
   }
 }

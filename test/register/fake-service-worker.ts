@@ -6,7 +6,7 @@ export class FakeLimiter {
   readonly listeners = new Map<string, ((detail: unknown) => void)[]>()
   stats = () => [{ scope: 'https://api.example', ratePerSecond: 4, attempts: 9 }]
   on(event: string, listener: (detail: unknown) => void) {
-    if (!['attempt', 'throttled', 'retry', 'rate', 'give-up'].includes(event)) throw new TypeError(`unknown event ${event}`)
+    if (!['attempt', 'throttled', 'retry', 'rate', 'give-up', 'split'].includes(event)) throw new TypeError(`unknown event ${event}`)
     this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener])
   }
   emit(event: string, detail: unknown) {
