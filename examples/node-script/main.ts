@@ -19,6 +19,7 @@ import { serve } from '../../src/server/index.js'
 import { startQuotaServer, type QuotaServer } from '../../src/sim/quota-server.js'
 import type { JobOptions, RunSummary } from './job.js'
 import { runWithPRetry } from './run-p-retry.js'
+import { localTelemetryOptions } from './local-telemetry.js'
 import { runPolite } from './run-polite.js'
 
 type Variant = 'polite' | 'p-retry'
@@ -194,10 +195,13 @@ export async function runExample(argv: string[]): Promise<ExampleResult | undefi
   const local = settings.url ? undefined : await startQuotaServer({ feedback: 'status-only', timeScale: settings.timeScale })
   const url = settings.url ?? local!.url
   // `--telemetry local`: a telemetry endpoint in this process for the workers to share.
-  const telemetryServer = settings.telemetryUrl === 'local' ? await serve({ port: 0 }) : undefined
-  if (telemetryServer) settings.telemetryUrl = telemetryServer.url
+  let telemetryServer: Awaited<ReturnType<typeof serve>> | undefined
   const runs: RunSummary[] = []
   try {
+    if (settings.telemetryUrl === 'local') {
+      telemetryServer = await serve({ port: 0, options: localTelemetryOptions(url, settings.timeScale) })
+      settings.telemetryUrl = telemetryServer.url
+    }
     for (const variant of settings.modes) {
       await resetServer(local, url)
       const job: JobOptions = { url, first: 0, items: settings.items, concurrency: settings.concurrency,

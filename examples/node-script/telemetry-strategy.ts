@@ -12,6 +12,7 @@ export function aatbWithTelemetry(url: string, timeScale: number, clientId: stri
   const { atb: _inner, ...rest } = AATB_DEFAULTS
   return {
     strategy: aatb({ ...timeScaled(rest, timeScale), atb: timeScaledAtbOptions(timeScale) }),
-    telemetry: { url, clientId },
+    // The driver looks for due reports once a (scaled) second.
+    telemetry: { url, clientId, tickMs: 1_000 / timeScale },
   }
 }

@@ -15,6 +15,8 @@ export interface ClientTelemetryOptions {
   clientId?: string
   /** A report that takes longer is dropped and the client paces alone (ATB). @default 3000 */
   timeoutMs?: number
+  /** How often lanes are checked for a due report (reports themselves follow the pacer's window). @default 1000 */
+  tickMs?: number
 }
 
 export function startClientTelemetry(
@@ -34,6 +36,7 @@ export function startClientTelemetry(
     link,
     now,
     ...(options.clientId === undefined ? {} : { clientId: options.clientId }),
+    ...(typeof options.tickMs === 'number' && options.tickMs > 0 ? { tickMs: options.tickMs } : {}),
   })
   driver.start()
   return driver
