@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { GiveUpEvent } from '../../src/client/limiter-events.js'
 import { createLimiter } from '../../src/client/create-limiter.js'
 import { none } from '../../src/core/pacers/index.js'
-import type { Pacer, Signal, Strategy } from '../../src/core/types.js'
 import { politeAgent, type PoliteAgent, type PoliteAgentOptions } from '../../src/node/index.js'
 import { startScriptedServer, type Reply, type ScriptedServer } from './scripted-server.js'
+import { recordingStrategy, throttleFirst } from './shell-test-kit.js'
 
 const cleanups: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -24,36 +24,6 @@ async function setup(script: (n: number) => Reply, options: PoliteAgentOptions =
   return { server, agent, limiter: agent.limiter, giveUps }
 }
 
-const throttleFirst = (count: number, reply: Reply = { status: 429, body: 'slow down' }) => (n: number): Reply =>
-  n <= count ? reply : { status: 200, headers: { 'x-answer': String(n) }, body: `ok ${n}` }
-
-/** One attempt per `spacingMs` once a 429 was seen; records sends and the signals it is fed. */
-function recordingStrategy(spacingMs: number): { strategy: Strategy; sends: number[]; results: Signal[] } {
-  const sends: number[] = []
-  const results: Signal[] = []
-  let congested = false
-  let nextAt = 0
-  const pacer: Pacer = {
-    delayMs: (now) => (congested ? Math.max(0, nextAt - now) : 0),
-    onSend(now) {
-      sends.push(now)
-      if (congested) nextAt = now + spacingMs
-    },
-    onResult(now, signal) {
-      results.push(signal)
-      if (signal.kind === 'throttled') {
-        congested = true
-        nextAt = Math.max(nextAt, now + spacingMs)
-      }
-    },
-    toJSON: (now) => ({ kind: 'recording', version: 1, savedAt: now }),
-    get ratePerSecond() {
-      return congested ? 1000 / spacingMs : Infinity
-    },
-    tokens: () => Infinity,
-  }
-  return { strategy: { name: 'recording', create: () => pacer }, sends, results }
-}
 
 const until = async (done: () => boolean): Promise<void> => {
   for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 5))
