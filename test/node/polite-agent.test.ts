@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream'
 import { Agent, fetch as undiciFetch, getGlobalDispatcher, request, setGlobalDispatcher, type Dispatcher } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { GiveUpEvent } from '../../src/client/limiter-events.js'
@@ -6,7 +5,7 @@ import { createLimiter } from '../../src/client/create-limiter.js'
 import { none } from '../../src/core/pacers/index.js'
 import { politeAgent, type PoliteAgent, type PoliteAgentOptions } from '../../src/node/index.js'
 import { startScriptedServer, type Reply, type ScriptedServer } from './scripted-server.js'
-import { recordingStrategy, throttleFirst } from './shell-test-kit.js'
+import { throttleFirst } from './shell-test-kit.js'
 
 const cleanups: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -29,6 +28,8 @@ const until = async (done: () => boolean): Promise<void> => {
   for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 5))
 }
 
+// What every undici shell does (retry, pacing, Retry-After, replay, abort, timeouts) is
+// tested for politeAgent in pacing.test.ts; here is what only the agent is or does.
 describe('politeAgent with undici.request', () => {
   it('is a Dispatcher of its own, not a composed Proxy, and passes a healthy response through in one attempt', async () => {
     const { server, agent, limiter } = await setup(() => ({ status: 201, headers: { 'x-test': 'yes' }, body: 'created' }))
@@ -42,7 +43,7 @@ describe('politeAgent with undici.request', () => {
     expect(limiter.stats()).toMatchObject([{ scope: server.url, attempts: 1, successes: 1, throttled: 0 }])
   })
 
-  it('swallows a 429 and retries: the caller sees only the final response', async () => {
+  it('answers its own request() like undici.request: a 429 is swallowed and retried', async () => {
     const { server, agent, limiter } = await setup(throttleFirst(1))
     const res = await agent.request({ origin: server.url, path: '/items/1', method: 'GET' })
     expect(res.statusCode).toBe(200)
@@ -50,32 +51,6 @@ describe('politeAgent with undici.request', () => {
     expect(await res.body.text()).toBe('ok 2')
     expect(server.received).toHaveLength(2)
     expect(limiter.stats()).toMatchObject([{ attempts: 2, throttled: 1, retries: 1, successes: 1 }])
-  })
-
-  it('paces the lane after a 429: later attempts keep the pacer’s spacing', async () => {
-    const spacingMs = 40
-    const pacing = recordingStrategy(spacingMs)
-    const { server, agent } = await setup(throttleFirst(1), { strategy: pacing.strategy })
-    await (await request(`${server.url}/a`, { dispatcher: agent })).body.dump()
-    const rest = await Promise.all([1, 2].map((i) => request(`${server.url}/b${i}`, { dispatcher: agent })))
-    await Promise.all(rest.map((r) => r.body.dump()))
-    expect(pacing.results.map((s) => `${s.kind} ${s.status}`)).toEqual(['throttled 429', 'ok 200', 'ok 200', 'ok 200'])
-    expect(pacing.sends).toHaveLength(4)
-    for (let i = 1; i < pacing.sends.length; i++) {
-      expect(pacing.sends[i]! - pacing.sends[i - 1]!).toBeGreaterThanOrEqual(spacingMs)
-    }
-    expect(server.received.map((r) => r.path)).toEqual(['/a', '/a', '/b1', '/b2'])
-  })
-
-  it('never retries before the server’s retry-after-ms', async () => {
-    const retryAfterMs = 120
-    const { server, agent } = await setup(throttleFirst(1, { status: 429, headers: { 'retry-after-ms': String(retryAfterMs) } }))
-    const res = await request(`${server.url}/`, { dispatcher: agent })
-    await res.body.dump()
-    expect(res.statusCode).toBe(200)
-    const [throttled, retried] = server.received
-    // Date.now() has 1 ms steps; the client cannot have sent earlier than this.
-    expect(retried!.atMs - throttled!.sentAtMs!).toBeGreaterThanOrEqual(retryAfterMs - 1)
   })
 
   it('reads Retry-After (seconds): a wait past the deadline fails fast with DeadlineError', async () => {
@@ -87,19 +62,6 @@ describe('politeAgent with undici.request', () => {
     expect(giveUps.map((e) => e.reason)).toEqual(['deadline'])
   })
 
-  it('does not replay a streaming body: the 429 is passed through with reason body-not-replayable', async () => {
-    const { server, agent, giveUps } = await setup(throttleFirst(1))
-    const res = await request(`${server.url}/upload`, {
-      dispatcher: agent,
-      method: 'POST',
-      body: Readable.from([Buffer.from('part-1;'), Buffer.from('part-2')]),
-    })
-    expect(res.statusCode).toBe(429)
-    expect(await res.body.text()).toBe('slow down')
-    expect(server.received.map((r) => r.body)).toEqual(['part-1;part-2'])
-    expect(giveUps).toMatchObject([{ reason: 'body-not-replayable', status: 429 }])
-  })
-
   it('replays a Buffer body on retry', async () => {
     const { server, agent } = await setup(throttleFirst(1))
     const res = await request(`${server.url}/orders`, { dispatcher: agent, method: 'POST', body: Buffer.from('payload') })
@@ -108,65 +70,6 @@ describe('politeAgent with undici.request', () => {
     expect(server.received.map((r) => `${r.method} ${r.body}`)).toEqual(['POST payload', 'POST payload'])
   })
 
-  it('an abort during the lane wait settles the request at once and sends nothing more', async () => {
-    const { server, agent, limiter, giveUps } = await setup(() => ({ status: 429, headers: { 'retry-after': '20' } }))
-    const controller = new AbortController()
-    limiter.on('retry', () => setImmediate(() => controller.abort(new Error('user gave up'))))
-    await expect(request(`${server.url}/`, { dispatcher: agent, signal: controller.signal })).rejects.toThrow('user gave up')
-    expect(server.received).toHaveLength(1)
-    expect(giveUps.map((e) => e.reason)).toEqual(['aborted'])
-    expect(limiter.stats()[0]).toMatchObject({ queued: 0, inFlight: 0 })
-  })
-
-  it('an abort while the attempt is in flight aborts the socket request', async () => {
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    const { server, agent, limiter } = await setup(() => ({ status: 200, body: 'late', holdUntil: held }))
-    cleanups.push(async () => release())
-    const controller = new AbortController()
-    const pending = request(`${server.url}/`, { dispatcher: agent, signal: controller.signal })
-    await until(() => server.received.length > 0)
-    expect(server.received).toHaveLength(1)
-    controller.abort(new Error('stop'))
-    await expect(pending).rejects.toThrow('stop')
-    expect(limiter.stats()[0]).toMatchObject({ inFlight: 0 })
-  })
-
-  it('an already-aborted signal sends nothing', async () => {
-    const { server, agent } = await setup(() => ({ status: 200 }))
-    await expect(request(`${server.url}/`, { dispatcher: agent, signal: AbortSignal.abort(new Error('before')) })).rejects.toThrow('before')
-    expect(server.received).toHaveLength(0)
-  })
-})
-
-describe('politeAgent with undici.fetch', () => {
-  it('retries a 429 and resolves with the final Response', async () => {
-    const { server, agent, limiter } = await setup(throttleFirst(2))
-    const res = await undiciFetch(`${server.url}/items`, { dispatcher: agent })
-    expect(res.status).toBe(200)
-    expect(res.headers.get('x-answer')).toBe('3')
-    expect(await res.text()).toBe('ok 3')
-    expect(limiter.stats()[0]).toMatchObject({ attempts: 3, throttled: 2 })
-  })
-
-  it('an abort during the lane wait rejects with AbortError', async () => {
-    const { server, agent, limiter } = await setup(() => ({ status: 429, headers: { 'retry-after': '20' } }))
-    const controller = new AbortController()
-    limiter.on('retry', () => setImmediate(() => controller.abort()))
-    await expect(undiciFetch(`${server.url}/`, { dispatcher: agent, signal: controller.signal })).rejects.toMatchObject({
-      name: 'AbortError',
-    })
-    expect(server.received).toHaveLength(1)
-  })
-
-  it('a fetch POST body (always a stream to undici) is sent once and its 429 returned', async () => {
-    const { server, agent, giveUps } = await setup(throttleFirst(1))
-    const res = await undiciFetch(`${server.url}/`, { dispatcher: agent, method: 'POST', body: 'hello' })
-    expect(res.status).toBe(429)
-    await res.arrayBuffer()
-    expect(server.received.map((r) => r.body)).toEqual(['hello'])
-    expect(giveUps.map((e) => e.reason)).toEqual(['body-not-replayable'])
-  })
 })
 
 describe('politeAgent as the global dispatcher', () => {

@@ -3,7 +3,8 @@ import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { GiveUpEvent } from '../../src/client/limiter-events.js'
 import { atb, none } from '../../src/core/pacers/index.js'
-import { politeInterceptor, type PoliteInterceptorOptions } from '../../src/node/index.js'
+import type { Limiter } from '../../src/client/create-limiter.js'
+import { politeAgent, politeInterceptor, type PoliteInterceptorOptions as PoliteOptions } from '../../src/node/index.js'
 import { startScriptedServer, type Reply, type ScriptedServer } from './scripted-server.js'
 import { recordingStrategy, throttleFirst } from './shell-test-kit.js'
 
@@ -12,21 +13,37 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!()
 })
 
+// The paced path (src/node/pacing.ts) behind both undici shells: every behaviour here
+// runs through `politeInterceptor` composed onto an Agent and through `politeAgent`.
 // The mechanics (retry, replay, abort) are tested with the `none` strategy (retry at
 // once, no pacing) so they do not depend on ATB's tuning; pacing has its own tests.
-async function setup(script: (n: number) => Reply, options: PoliteInterceptorOptions = {}) {
+type Shell = 'politeInterceptor' | 'politeAgent'
+const SHELLS: Shell[] = ['politeInterceptor', 'politeAgent']
+
+async function setupShell(shell: Shell, script: (n: number) => Reply, options: PoliteOptions = {}) {
   const server: ScriptedServer = await startScriptedServer(script)
-  const interceptor = politeInterceptor({ strategy: none(), ...options })
-  const agent = new Agent()
-  const dispatcher: Dispatcher = agent.compose(interceptor)
   const giveUps: GiveUpEvent[] = []
-  interceptor.limiter.on('give-up', (event) => giveUps.push(event))
-  cleanups.push(() => server.close(), () => agent.close(), () => interceptor.limiter.close())
-  return { server, dispatcher, limiter: interceptor.limiter, giveUps }
+  let dispatcher: Dispatcher
+  let limiter: Limiter
+  if (shell === 'politeInterceptor') {
+    const interceptor = politeInterceptor({ strategy: none(), ...options })
+    const agent = new Agent()
+    dispatcher = agent.compose(interceptor)
+    limiter = interceptor.limiter
+    cleanups.push(() => server.close(), () => agent.close(), () => interceptor.limiter.close())
+  } else {
+    const agent = politeAgent({ strategy: none(), ...options })
+    dispatcher = agent
+    limiter = agent.limiter
+    cleanups.push(() => server.close(), () => agent.close())
+  }
+  limiter.on('give-up', (event) => giveUps.push(event))
+  return { server, dispatcher, limiter, giveUps }
 }
 
+describe.each(SHELLS)('%s with undici.request', (shell) => {
+  const setup = (script: (n: number) => Reply, options: PoliteOptions = {}) => setupShell(shell, script, options)
 
-describe('politeInterceptor with undici.request', () => {
   it('passes a healthy response through untouched in one attempt', async () => {
     const { server, dispatcher, limiter } = await setup(() => ({ status: 201, headers: { 'x-test': 'yes' }, body: 'created' }))
     const res = await request(`${server.url}/things?q=1`, { dispatcher, method: 'PUT', body: 'x' })
@@ -278,7 +295,9 @@ describe('politeInterceptor with undici.request', () => {
   })
 })
 
-describe('politeInterceptor with undici.fetch', () => {
+describe.each(SHELLS)('%s with undici.fetch', (shell) => {
+  const setup = (script: (n: number) => Reply, options: PoliteOptions = {}) => setupShell(shell, script, options)
+
   it('retries a 429 and resolves with the final Response', async () => {
     const { server, dispatcher, limiter } = await setup(throttleFirst(2))
     const res = await undiciFetch(`${server.url}/items`, { dispatcher })
