@@ -2,6 +2,7 @@
 // can its body be sent twice, is a network failure safe to retry, which lane it
 // belongs to. Plain functions over undici's `DispatchOptions`.
 import type { Dispatcher } from 'undici'
+import { OriginCache } from '../client/origin-cache.js'
 import { readSignals, SIGNAL_HEADER_NAMES, type HeaderSource } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
 
@@ -50,26 +51,21 @@ export function hasHeader(headers: UndiciHeaders, name: string): boolean {
   return false
 }
 
-// Origins repeat endlessly; parse each spelling once. Bounded so a crawler over
-// millions of hosts cannot grow it without limit.
-const originCache = new Map<string, string>()
-const ORIGIN_CACHE_LIMIT = 1024
+// Origins repeat endlessly: the fetch shell's cache (scheme://authority → origin, with a
+// last-hit check) serves the dispatcher's `opts.origin` strings too.
+const origins = new OriginCache()
 
 /** The default lane key: the request's origin (`http://host:port`), normalised. */
 export function originScope(origin: Dispatcher.DispatchOptions['origin']): string {
   if (origin == null) return ''
   if (typeof origin !== 'string') return origin.origin
-  const cached = originCache.get(origin)
-  if (cached !== undefined) return cached
-  let normalised: string
+  const cached = origins.originOf(origin)
+  if (typeof cached === 'string') return cached
   try {
-    normalised = new URL(origin).origin
+    return new URL(origin).origin
   } catch {
-    normalised = origin
+    return origin
   }
-  if (originCache.size >= ORIGIN_CACHE_LIMIT) originCache.clear()
-  originCache.set(origin, normalised)
-  return normalised
 }
 
 /** `readSignals` reads headers through `get`; undici hands the interceptor a plain lower-cased record. */
