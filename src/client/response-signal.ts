@@ -8,7 +8,7 @@
 // otherwise is the response read the full way, from the Headers themselves, so the
 // reader sees exactly what it always saw (a RateLimit or X-RateLimit field on a 200
 // still steers the rate).
-import { readSignals } from '../core/signals/index.js'
+import { readSignals, statusSignal } from '../core/signals/index.js'
 import { isSignalField } from '../core/signals/signal-fields.js'
 import type { Signal } from '../core/types.js'
 
@@ -21,26 +21,6 @@ export const PACED_HEADER_VALUE = 'paced'
 export interface ResponseHeaders {
   get(name: string): string | null
   keys?(): Iterable<unknown>
-}
-
-/** Stands for "no field the reader understands": readSignals then reads the status alone. */
-const NO_FIELDS = { get: (): null => null }
-
-/**
- * What the status alone says, per HTTP status: without fields the reader's answer depends
- * on nothing else, so it is computed once and shared, frozen (as the limiter's own signal
- * for a failed attempt is), instead of walking into the reader on every response.
- */
-const statusSignals = new Map<number, Signal>()
-
-function statusSignal(status: number, now: number): Signal {
-  if (!Number.isInteger(status) || status < 100 || status > 999) return readSignals(status, NO_FIELDS, now)
-  let signal = statusSignals.get(status)
-  if (signal === undefined) {
-    signal = Object.freeze(readSignals(status, NO_FIELDS, now))
-    statusSignals.set(status, signal)
-  }
-  return signal
 }
 
 // What the names say, as bits.

@@ -3,7 +3,7 @@
 // belongs to. Plain functions over undici's `DispatchOptions`.
 import type { Dispatcher } from 'undici'
 import { OriginCache } from '../client/origin-cache.js'
-import { readSignals, SIGNAL_HEADER_NAMES, type HeaderSource } from '../core/signals/index.js'
+import { readSignals, SIGNAL_HEADER_NAMES, statusSignal, type HeaderSource } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
 
 type UndiciHeaders = Dispatcher.DispatchOptions['headers']
@@ -84,9 +84,6 @@ export class ResponseHeaderSource implements HeaderSource {
 }
 
 const signalHeaderNames = new Set(SIGNAL_HEADER_NAMES)
-const noHeaders: HeaderSource = { get: () => null }
-// What a status says on its own, one frozen Signal per status (shared, read-only).
-const statusSignals = new Map<number, Signal>()
 
 /**
  * `readSignals` for undici's header record. Most responses carry no rate-limit field at
@@ -97,12 +94,7 @@ export function readResponseSignals(status: number, headers: ResponseHeaders, no
   for (const name in headers) {
     if (signalHeaderNames.has(name)) return readSignals(status, new ResponseHeaderSource(headers), now)
   }
-  let signal = statusSignals.get(status)
-  if (signal === undefined) {
-    signal = Object.freeze(readSignals(status, noHeaders, now))
-    if (statusSignals.size < 1000) statusSignals.set(status, signal)
-  }
-  return signal
+  return statusSignal(status, now)
 }
 
 /** undici's legacy handlers see raw headers: `[name, value, name, value, …]`, Buffers (or strings). */
@@ -162,9 +154,5 @@ export function readRawResponseSignalsAt(status: number, raw: RawHeaders | null 
       if (mayBeSignalName(raw[i]!)) return readResponseSignals(status, parseRawHeaders(raw), typeof now === 'number' ? now : now())
     }
   }
-  const cached = statusSignals.get(status)
-  if (cached !== undefined) return cached
-  return readResponseSignals(status, noHeaderRecord, typeof now === 'number' ? now : now())
+  return statusSignal(status, typeof now === 'number' ? now : now())
 }
-
-const noHeaderRecord: ResponseHeaders = Object.freeze({})

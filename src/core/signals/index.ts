@@ -1,5 +1,6 @@
 // Public surface of the server-signal reader.
 export { readSignals, SIGNAL_HEADER_NAMES, type HeaderSource } from './read-signals.js'
+export { statusSignal } from './status-signal.js'
 export { parseHttpDate } from './http-date.js'
 export { parseRfc3339 } from './rfc3339.js'
 export { parseDurationMs } from './duration.js'
