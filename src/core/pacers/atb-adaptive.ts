@@ -34,6 +34,8 @@ const STATE_VERSION = 1
 const EPSILON = 1e-9
 const LOG_ENTRIES = 256
 const SEND_LOG_ENTRIES = 64
+/** Around a burst start the rate is searched by halving (as TCP halves its window on a loss). */
+const BURST_HALVING = 0.5
 
 export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
   return new AtbPacer(o, init)
@@ -206,12 +208,12 @@ class AtbPacer implements Pacer {
         next = (this.rate / o.burstStartGrowth) * o.maxCutFactor
       } else {
         // The burst's capacity is not refilled yet: halve, and keep starting slowly.
-        next = this.rate * 0.5
+        next = this.rate * BURST_HALVING
       }
     } else if (measured && now - this.slowStartEndedAt < o.minSpanMs) {
       // Just out of slow start: the admitted rate is averaged over a span mostly spent on the
       // ramp, far below the rate found. Halve towards it instead.
-      next = Math.max(this.rate * 0.5, o.fallbackFactor * this.admitted(now, since))
+      next = Math.max(this.rate * BURST_HALVING, o.fallbackFactor * this.admitted(now, since))
     } else if (measured) {
       next = Math.min(this.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
     } else {
