@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Agent, request, type Dispatcher } from 'undici'
 import { politeAgent, politeInterceptor } from '../src/node/index.js'
+import { pinClientAndServer } from './pin-cpus.js'
 
 const CONCURRENCY = 64
 /** Length of one slice of a round (see round()). */
@@ -41,13 +42,13 @@ function serve(): void {
   process.on('disconnect', () => process.exit(0))
 }
 
-async function startServerProcess(): Promise<{ url: string; stop(): void }> {
+async function startServerProcess(): Promise<{ url: string; pid: number | undefined; stop(): void }> {
   const child = fork(fileURLToPath(import.meta.url), ['--server'], { execArgv: process.execArgv, stdio: 'inherit' })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { port: number }).port))
     child.once('exit', (code) => reject(new Error(`server process exited with ${code}`)))
   })
-  return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill() }
+  return { url: `http://127.0.0.1:${port}/`, pid: child.pid, stop: () => child.kill() }
 }
 
 async function once(url: string, dispatcher: Dispatcher): Promise<void> {
@@ -157,6 +158,7 @@ async function main(): Promise<void> {
   const serialCount = Number(values.serial)
 
   const server = await startServerProcess()
+  const pinning = pinClientAndServer(server.pid)
   const interceptor = politeInterceptor()
   // Four dispatchers on identical Agents: plain; for context, composed with an
   // interceptor that does nothing (what composing costs at all: undici 7 re-wraps
@@ -196,7 +198,7 @@ async function main(): Promise<void> {
     const load = (values: number[]): string => values.map((n) => n.toFixed(2)).join(' ')
 
     console.log(`\nbench:node — ${runs} rounds × ${seconds}s each (in ${SLICE_SECONDS * 1000} ms slices taken in turn) at concurrency ${CONCURRENCY}, ${serialCount} serial requests, Node ${process.version}, ${availableParallelism()} CPUs`)
-    console.log(`load average (1/5/15 min): ${load(loadBefore)} before, ${load(loadAfter)} after\n`)
+    console.log(`load average (1/5/15 min): ${load(loadBefore)} before, ${load(loadAfter)} after; ${pinning.pinned ? 'pinned: ' : 'not pinned: '}${pinning.detail}\n`)
     console.log('| dispatcher                 | median req/s | runs (req/s)                                    | client CPU µs/req | p50 µs (c=1) |')
     console.log('|----------------------------|-------------:|-------------------------------------------------|------------------:|-------------:|')
     for (const subject of subjects) {
@@ -233,6 +235,7 @@ async function main(): Promise<void> {
       })),
       node: process.version,
       cpus: availableParallelism(),
+      pinned: pinning.pinned,
       loadAverage: loadAfter.map((n) => Number(n.toFixed(2))),
       loadAverageBefore: loadBefore.map((n) => Number(n.toFixed(2))),
       date: new Date().toISOString(),

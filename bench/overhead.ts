@@ -1,7 +1,8 @@
 // What polite-fetch costs when nothing is wrong: a loopback server that never
 // throttles, in ANOTHER process (so its work does not share our event loop), and
 // interleaved runs of the raw global fetch and `client.fetch` (raw, polite, raw,
-// polite, …) so drift in the machine's state hits both alike.
+// polite, …) so drift in the machine's state hits both alike. On Linux the client and
+// the server are pinned to different cores (bench/pin-cpus.ts).
 //
 //   npm run bench:overhead            (tsx bench/overhead.ts [--runs N], N >= 5, default 21)
 //
@@ -26,6 +27,7 @@ import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { createClient, type Pacer, type Strategy } from '../src/index.js'
+import { pinClientAndServer } from './pin-cpus.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 type Fetch = (input: string, init?: RequestInit) => Promise<Response>
@@ -141,6 +143,8 @@ async function main(): Promise<void> {
     child.once('message', (message) => resolve((message as { port: number }).port))
     child.once('error', reject)
   })
+  const pinning = pinClientAndServer(child.pid)
+  console.log(pinning.pinned ? `pinned: ${pinning.detail}` : `not pinned: ${pinning.detail}`)
   const url = `http://127.0.0.1:${port}/resource`
   const raw: Fetch = (input, init) => fetch(input, init)
   const client = createClient()
@@ -154,15 +158,18 @@ async function main(): Promise<void> {
     await latencyP50Micros(polite, url, 300)
 
     // Paired rounds: each round measures both paths back to back, in alternating order,
-    // each after a forced gc, so neither inherits the other's garbage and drift in the
-    // machine's state (other processes, CPU frequency) hits both alike. The figure is
-    // the ratio of the medians (the per-round ratios' median is printed alongside).
-    const collect = gcFunction()
+    // so drift in the machine's state (other processes, CPU frequency) hits both alike.
+    // Each measurement is preceded by a short unmeasured slice of the same path, so it
+    // starts from that path's own steady state rather than the other's garbage. No
+    // forced gc: a full collection shrinks V8's young generation, and the next few
+    // thousand requests then run with far more scavenges than any steady workload
+    // (raw fetch measured 40% more CPU per request right after one on this machine).
+    // The figure is the ratio of the medians (the per-round ratios' median is printed too).
     // Client CPU per request as well: the client process is the bottleneck at 64 in flight,
     // and CPU time is immune to the scheduling stalls that make wall-clock rounds swing.
     const cpuMicros = { raw: [] as number[], polite: [] as number[] }
     const measure = async (fetchImpl: Fetch): Promise<number> => {
-      collect()
+      await throughput(fetchImpl, url, 500, 64)
       const before = process.cpuUsage()
       const rps = await throughput(fetchImpl, url, 3_000, 64)
       const used = process.cpuUsage(before)
@@ -209,6 +216,7 @@ async function main(): Promise<void> {
       politeCpuMicrosPerRequest: Number(politeCpu.toFixed(1)),
       cpuThroughputRatio: Number((rawCpu / politeCpu).toFixed(4)),
       loadAverage: (await import('node:os')).loadavg().map((v) => Number(v.toFixed(2))),
+      pinned: pinning.pinned,
       addedP50Micros: Number(addedP50Micros.toFixed(1)),
       bytesPerIdleScope: Math.round(bytes),
       bytesPerIdleScopeWithoutPacer: Math.round(bytesWithoutPacer),
