@@ -5,6 +5,7 @@ import { RouteScopes } from '../core/scope.js'
 import { startClientTelemetry } from './client-telemetry.js'
 import { createLimiter, type Limiter } from './create-limiter.js'
 import { type FetchContext, type FetchFunction, FetchJob } from './fetch-job.js'
+import { HeaderSampling } from './header-sampling.js'
 import { OriginCache } from './origin-cache.js'
 import type { ScopeStats } from './lane.js'
 import type { LimiterEventName, Listener } from './limiter-events.js'
@@ -83,6 +84,7 @@ export function createClient(options: ClientOptions = {}): Client {
     now: clock === undefined ? Date.now : () => clock.now(),
     routes,
     learnRouteSplits: clientOptions.learnRouteSplits,
+    headerSampling: new HeaderSampling(),
   }
 
   const telemetry =

@@ -5,7 +5,9 @@
 // fetch promise, without an async frame per attempt in between.
 import { laneRoute } from '../core/route-split.js'
 import type { RouteScopes } from '../core/scope.js'
+import { statusSignal } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
+import type { HeaderSampling } from './header-sampling.js'
 import type { AttemptOutcome, AttemptReport, Job } from './limiter-types.js'
 import { responseSignal } from './response-signal.js'
 
@@ -20,6 +22,8 @@ export interface FetchContext {
   routes: RouteScopes
   /** The client's `learnRouteSplits` option. */
   learnRouteSplits: boolean
+  /** Which 2xx responses have their header fields read. */
+  headerSampling: HeaderSampling
 }
 
 /** How an attempt's body is produced. */
@@ -175,7 +179,11 @@ export class FetchJob implements Job<Response> {
 
   #outcome(response: Response): FetchOutcome {
     const status = response.status
-    const signal = responseSignal(status, response.headers, this.context.now())
+    const context = this.context
+    if (!context.headerSampling.shouldRead(this.origin, status)) {
+      return new FetchOutcome(statusSignal(status, context.now()), response, this.body.kind !== 'once', false)
+    }
+    const signal = responseSignal(status, response.headers, context.now(), context.headerSampling, this.origin)
     if (signal === undefined) return new FetchOutcome(pacedUpstream(status), response, false, true)
     if (this.learn && signal.policy !== undefined) this.context.routes.learn(this.method, this.origin, this.pathname, signal.policy)
     return new FetchOutcome(signal, response, this.body.kind !== 'once', false)

@@ -53,13 +53,26 @@ function classifyNames(headers: ResponseHeaders): number {
   return found
 }
 
+/** Told when a response's names include a field worth reading (see HeaderSampling). */
+export interface FieldsSeen {
+  sawFields(origin: string): void
+}
+
 /**
  * The response's Signal for the pacer, or `undefined` when our service worker already
- * paced it (then it is final and teaches this lane nothing).
+ * paced it (then it is final and teaches this lane nothing). `seen`, when given, hears
+ * of `origin` whenever the names hold something to read.
  */
-export function responseSignal(status: number, headers: ResponseHeaders, now: number): Signal | undefined {
+export function responseSignal(
+  status: number,
+  headers: ResponseHeaders,
+  now: number,
+  seen?: FieldsSeen,
+  origin = '',
+): Signal | undefined {
   const names = classifyNames(headers)
   if (names === NONE) return statusSignal(status, now)
+  seen?.sawFields(origin)
   if (names !== SIGNAL && headers.get(PACED_HEADER) === PACED_HEADER_VALUE) return undefined
   return readSignals(status, headers, now)
 }

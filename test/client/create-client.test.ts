@@ -3,6 +3,7 @@ import { type Client, createClient } from '../../src/client/create-client.js'
 import { createLimiter } from '../../src/client/create-limiter.js'
 import { none } from '../../src/core/pacers/none.js'
 import { PACED_HEADER, PACED_HEADER_VALUE } from '../../src/client/fetch-job.js'
+import { READ_FIRST_RESPONSES, READ_ONE_IN } from '../../src/client/header-sampling.js'
 import type { GiveUpEvent, LimiterEventName, LimiterEvents } from '../../src/client/limiter-events.js'
 import type { ClientOptions } from '../../src/client/options.js'
 import { type LocalServer, startLocalServer } from '../helpers/local-server.js'
@@ -80,6 +81,34 @@ describe('createClient: fetch compatibility', () => {
     const results = strategy.pacers[0]?.results() ?? []
     expect(results[0]).toMatchObject({ kind: 'ok', status: 200, remaining: 7 })
     expect(results[1]).toEqual({ kind: 'ok', status: 200 })
+  })
+
+  it('notices fields a server starts sending on 200s within READ_ONE_IN responses, then reads every one', async () => {
+    const strategy = recordingStrategy({ intervalMs: 10 })
+    makeClient({ strategy })
+    const clean = READ_FIRST_RESPONSES + 3
+    for (let i = 0; i < clean; i++) await (await client.fetch(`${server.origin}/plain`)).text()
+    server.setDefault({ status: 200, headers: { 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '20' } })
+    const later = 3 * READ_ONE_IN
+    for (let i = 0; i < later; i++) await (await client.fetch(`${server.origin}/hinted`)).text()
+    const hinted = (strategy.pacers[0]?.results() ?? []).slice(clean).map((signal) => signal.remaining)
+    const firstSeen = hinted.indexOf(7)
+    expect(firstSeen).toBeGreaterThanOrEqual(0)
+    expect(firstSeen).toBeLessThan(READ_ONE_IN)
+    // Skipped ones are the status alone, as a response without fields; from the first seen on, all read.
+    expect(hinted.slice(0, firstSeen).every((remaining) => remaining === undefined)).toBe(true)
+    expect(hinted.slice(firstSeen)).toEqual(Array(later - firstSeen).fill(7))
+  })
+
+  it('reads a 429 after many clean responses: its Retry-After is honoured', async () => {
+    makeClient()
+    for (let i = 0; i < READ_FIRST_RESPONSES + 2 * READ_ONE_IN; i++) await (await client.fetch(`${server.origin}/ok`)).text()
+    server.reply({ status: 429, headers: { 'retry-after': '3' } })
+    const t0 = clock.now()
+    const call = track(client.fetch(`${server.origin}/busy`))
+    await expect(next('retry')).resolves.toMatchObject({ notBefore: t0 + 3_000 })
+    await clock.advance(3_000)
+    expect((await call.promise).status).toBe(200)
   })
 
   it('puts a string, a URL and a Request for one origin in the same lane, however the host is spelled', async () => {
