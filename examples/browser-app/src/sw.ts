@@ -19,6 +19,7 @@ installPoliteFetch({
     paceWindowMs: 10_000 / k,
     growthPerSecond: 0.02 * k,
     maxRetryBackoffMs: 60_000 / k,
+    dryLaneWindowMs: 300_000 / k,
     calmAfterMs: 600_000 / k,
   }),
   // Write pacer state often: the demo stops this worker on purpose and must resume paced.

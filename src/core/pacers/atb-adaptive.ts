@@ -336,7 +336,15 @@ class AtbPacer implements Pacer {
       // lane (too few successes to measure) is already backing off steeply lane-wide, and a
       // per-request backoff on top would push its second retry past a 60 s call deadline.
       const spacingMs = 1000 / this.rate
-      delay = Math.min(o.maxRetryBackoffMs, (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * o.retryBackoffFactor)
+      // A lane that keeps meeting 429s keeps finding the quota dry: a stepped quota (many
+      // units at once, say every minute) stays empty until its next step, so a retry a few
+      // spacings later mostly buys another 429. Such a lane spaces its retries harder, in
+      // proportion to the 429s it met lately (a lane that meets one now and then, as on a
+      // continuously refilled quota, keeps the plain backoff).
+      const rejected = this.outcomes().counts(now, o.dryLaneWindowMs).rejected
+      const dryFactor = Math.min(o.dryLaneMaxBackoffFactor, Math.max(1, rejected / o.dryLaneThrottles))
+      const factor = o.retryBackoffFactor * dryFactor
+      delay = Math.min(o.maxRetryBackoffMs, (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
     }
     if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {
       delay = Math.max(delay, Math.min(signal.retryAt - now, MAX_GUIDANCE_AHEAD_MS))

@@ -19,6 +19,16 @@ export interface AtbOptions {
   retryBackoffFactor?: number
   /** Cap of that per-request backoff. Default 60 000 ms. */
   maxRetryBackoffMs?: number
+  /**
+   * A lane that keeps meeting 429s keeps finding the quota dry (a stepped quota stays empty
+   * until its next step): its per-request backoff is multiplied by the number of 429s it met
+   * within `dryLaneWindowMs`, divided by this, between 1 and `dryLaneMaxBackoffFactor`. Default 2.
+   */
+  dryLaneThrottles?: number
+  /** Window over which those 429s are counted. Default 300 000 ms. */
+  dryLaneWindowMs?: number
+  /** Largest multiplier of the per-request backoff of such a lane. Default 2; 1 = off. */
+  dryLaneMaxBackoffFactor?: number
   /** On the lane's first 429, the rate is at most this multiple of its attempt rate. Default 0.35. */
   firstCutFactor?: number
   /** After the first cut, the first paced send waits a uniform fraction of one spacing (spreads a fleet's retries). Default true. */
@@ -78,6 +88,9 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   plateauMs: 30_000,
   retryBackoffFactor: 4,
   maxRetryBackoffMs: 60_000,
+  dryLaneThrottles: 2,
+  dryLaneWindowMs: 300_000,
+  dryLaneMaxBackoffFactor: 2,
   minEvidence: 2,
   coldStartRatePerSecond: 0.5,
   coldBackoffFactor: 0.125,
@@ -111,6 +124,9 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('plateauMs', true)
   positive('retryBackoffFactor', true)
   positive('maxRetryBackoffMs', true)
+  positive('dryLaneThrottles')
+  positive('dryLaneWindowMs')
+  positive('dryLaneMaxBackoffFactor')
   positive('minEvidence', true)
   positive('coldStartRatePerSecond')
   positive('coldBackoffFactor')

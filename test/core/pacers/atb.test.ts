@@ -369,6 +369,49 @@ describe('atb (polite-fetch default)', () => {
     expect(pacer.ratePerSecond).toBeCloseTo(rate * 0.8, 9) // min(0.8 × rate, admitted ≈ rate)
   })
 
+  describe('per-request backoff (a request throttled again and again)', () => {
+    /** A congested lane that has met `count` 429s in all (the first at `congestedLane`'s end), with successes between. */
+    function laneWith429s(count: number, options = {}): { pacer: Pacer; now: number } {
+      const { pacer, now } = congestedLane(options)
+      let t = traffic(pacer, now + 1000, 5, 1000)
+      for (let i = 1; i < count; i++) {
+        pacer.onSend(t, 1)
+        pacer.onResult(t, throttled)
+        t += 1000
+      }
+      return { pacer, now: t }
+    }
+    const spacingMs = (pacer: Pacer): number => 1000 / pacer.ratePerSecond
+
+    it('spaces the retries of a request exponentially in lane spacings: (2^(n−1) − 1) × 4 × spacing', () => {
+      const { pacer, now } = laneWith429s(2)
+      expect(pacer.retryDelayMs!(now, 1, throttled)).toBe(0) // the lane gate alone spaces a first retry
+      expect(pacer.retryDelayMs!(now, 2, throttled)).toBeCloseTo(4 * spacingMs(pacer), 6)
+      expect(pacer.retryDelayMs!(now, 3, throttled)).toBeCloseTo(12 * spacingMs(pacer), 6)
+      expect(pacer.retryDelayMs!(now, 10, throttled)).toBe(60_000) // capped
+    })
+
+    it('spaces them harder on a lane that keeps meeting 429s (a stepped quota stays dry until its next step)', () => {
+      // 429s in the last 5 min / 2, between 1 and 2: three 429s give ×1.5, four or more ×2.
+      const three = laneWith429s(3)
+      expect(three.pacer.retryDelayMs!(three.now, 2, throttled)).toBeCloseTo(1.5 * 4 * spacingMs(three.pacer), 6)
+      const six = laneWith429s(6)
+      expect(six.pacer.retryDelayMs!(six.now, 2, throttled)).toBeCloseTo(2 * 4 * spacingMs(six.pacer), 6)
+      // Turned off, the same lane keeps the plain backoff.
+      const off = laneWith429s(6, { dryLaneMaxBackoffFactor: 1 })
+      expect(off.pacer.retryDelayMs!(off.now, 2, throttled)).toBeCloseTo(4 * spacingMs(off.pacer), 6)
+    })
+
+    it('forgets 429s older than dryLaneWindowMs', () => {
+      const { pacer, now } = laneWith429s(6)
+      // Five minutes of successes later, one new 429: only it is recent.
+      const later = traffic(pacer, now, 31, 10_000)
+      pacer.onSend(later, 1)
+      pacer.onResult(later, throttled)
+      expect(pacer.retryDelayMs!(later, 2, throttled)).toBeCloseTo(4 * spacingMs(pacer), 6)
+    })
+  })
+
   it('settles near what a status-only server admits, with few 429s', () => {
     // The server admits 1/s (token bucket, capacity 2); the lane always has work.
     const pacer = make()
