@@ -63,6 +63,8 @@ class AtbPacer implements Pacer {
   /** The rate at the lane's last paced send. */
   private sendRate = 0
   private inFlight = 0
+  /** The Retry-After (ms) of the 429 that last cut the rate (Infinity: none). */
+  private cutRetryAfterMs = Infinity
   private lastSendAt: number | undefined = undefined
   /** Recent sends (time, cost); allocated at the first send. */
   private sends: TimeRing | undefined = undefined
@@ -151,8 +153,30 @@ class AtbPacer implements Pacer {
    * `plateauMs` without a 429 (capacity may have freed up), growth is at full speed again.
    */
   private onPlateau(now: number): boolean {
+    const o = this.o
     const reference = this.congestionRate > 0 ? this.congestionRate : this.shareEstimate
-    return now - this.lastCongestionAt < this.o.plateauMs && Math.abs(this.rate - reference) < this.o.plateauBand * reference
+    const sinceCutMs = now - this.lastCongestionAt
+    const steady = this.steadyPlateau(now, sinceCutMs)
+    const band = steady ? o.steadyPlateauBand : o.plateauBand
+    const plateauMs = steady ? o.steadyPlateauMs : o.plateauMs
+    return sinceCutMs < plateauMs && Math.abs(this.rate - reference) < band * reference
+  }
+
+  /**
+   * A 429 with a Retry-After of a second or so says the quota refills continuously and is
+   * empty right now: the fleet is spending exactly its refill. Its capacity frees up only as
+   * other clients finish, so a busy lane that probes again after the plain plateau only buys
+   * the next 429 (in the simulator, 20 sequential clients over 1.6 × the quota paid about 65
+   * such 429s per run). Such a lane keeps a longer and wider plateau. A light lane keeps the
+   * plain one: a long plateau after its rare late 429 took runs of 100 light clients to up to
+   * 1.27 × UB's time. A lane reading a quota count leaves this to the quota pacing.
+   */
+  private steadyPlateau(now: number, sinceCutMs: number): boolean {
+    const o = this.o
+    if (o.steadyPlateauMs <= o.plateauMs || sinceCutMs >= o.steadyPlateauMs) return false
+    if (!(this.cutRetryAfterMs <= o.steadyRetryAfterMs)) return false
+    if (this.guidance !== undefined && hasLiveHint(this.guidance, now)) return false
+    return this.outcomes().counts(now, o.steadyWindowMs).admitted >= o.steadySuccesses
   }
 
   private calm(now: number): boolean {
@@ -178,6 +202,7 @@ class AtbPacer implements Pacer {
     const measured = this.hasEvidence(now, since)
     let next: number
     this.congestionRate = first ? 0 : this.rate
+    this.cutRetryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
     // Another attempt of this lane still in flight at its first 429: concurrent callers burst
     // into the quota, so what got through measures its capacity, not its rate.
     const burst = first && this.inFlight > 0 && o.burstStartGrowth > 1

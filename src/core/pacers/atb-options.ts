@@ -40,6 +40,21 @@ export interface AtbOptions {
   /** The plateau lasts at most this long after the last 429 (capacity may have freed up since). Default 30 000 ms. */
   plateauMs?: number
   /**
+   * After a 429 whose Retry-After is at most `steadyRetryAfterMs` (a continuously refilled
+   * quota that is empty right now), a busy lane (at least `steadySuccesses` admissions within
+   * `steadyWindowMs`) keeps its plateau this long instead of `plateauMs`. Default 140 000 ms;
+   * `plateauMs` or less = off.
+   */
+  steadyPlateauMs?: number
+  /** The plateau band of such a lane. Default 0.5. */
+  steadyPlateauBand?: number
+  /** Longest Retry-After that marks the quota as continuously refilled. Default 2 000 ms. */
+  steadyRetryAfterMs?: number
+  /** Admissions within `steadyWindowMs` that make a lane busy. Default 3. */
+  steadySuccesses?: number
+  /** Window over which those admissions are counted. Default 120 000 ms. */
+  steadyWindowMs?: number
+  /**
    * A lane needs this many successes (since it started, or since congestion began) before a
    * rate is read from them; with fewer it paces as a cold start. Default 2.
    */
@@ -86,6 +101,11 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   plateauBand: 0.3,
   plateauGrowthFactor: 0.1,
   plateauMs: 30_000,
+  steadyPlateauMs: 140_000,
+  steadyPlateauBand: 0.5,
+  steadyRetryAfterMs: 2_000,
+  steadySuccesses: 3,
+  steadyWindowMs: 120_000,
   retryBackoffFactor: 4,
   maxRetryBackoffMs: 60_000,
   dryLaneThrottles: 2,
@@ -122,6 +142,11 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('plateauBand', true)
   positive('plateauGrowthFactor', true)
   positive('plateauMs', true)
+  positive('steadyPlateauMs', true)
+  positive('steadyPlateauBand', true)
+  positive('steadyRetryAfterMs', true)
+  positive('steadySuccesses', true)
+  positive('steadyWindowMs')
   positive('retryBackoffFactor', true)
   positive('maxRetryBackoffMs', true)
   positive('dryLaneThrottles')

@@ -494,6 +494,53 @@ describe('atb (polite-fetch default)', () => {
     expect(pacer.ratePerSecond).toBeGreaterThan(rate * Math.exp(0.002 * 30 + 0.02 * 25))
   })
 
+  describe('steady plateau (a 429 with a short Retry-After: a continuous quota, empty now)', () => {
+    /** A lane that gets `everyMs`-spaced successes for `count` sends, then a 429 carrying `retryAfterMs`. */
+    function cutLane(options: object, count: number, everyMs: number, retryAfterMs?: number): { pacer: Pacer; now: number } {
+      const pacer = make(options)
+      const now = traffic(pacer, T0, count, everyMs)
+      pacer.onSend(now, 1)
+      pacer.onResult(now, retryAfterMs === undefined ? throttled : { ...throttled, retryAt: now + retryAfterMs })
+      return { pacer, now }
+    }
+    /** Send each time the lane allows, every send admitted, until `until`; returns the rate then. */
+    function sendUntil(pacer: Pacer, from: number, until: number): number {
+      let t = from
+      while (t < until) {
+        t += Math.max(1, pacer.delayMs(t, 1))
+        pacer.onSend(t, 1)
+        pacer.onResult(t, ok)
+      }
+      return pacer.ratePerSecond
+    }
+    const OFF = { steadyPlateauMs: 30_000 }
+
+    it('keeps a busy lane on its plateau for 140 s, then grows at full speed', () => {
+      const { pacer, now } = cutLane({}, 100, 100, 1000)
+      const rate = pacer.ratePerSecond
+      // 100 s after the 429: still at a tenth of the growth (the plain plateau ended at 30 s).
+      expect(sendUntil(pacer, now, now + 100_000)).toBeLessThan(rate * Math.exp(0.002 * 105))
+      const plain = cutLane(OFF, 100, 100, 1000)
+      expect(sendUntil(plain.pacer, plain.now, plain.now + 100_000)).toBeGreaterThan(rate * Math.exp(0.002 * 30 + 0.02 * 60))
+      // Past 140 s the capacity may have freed up (others finished): full speed again.
+      expect(sendUntil(pacer, now + 100_000, now + 200_000)).toBeGreaterThan(rate * Math.exp(0.002 * 140 + 0.02 * 50))
+    })
+
+    it('keeps the plain plateau for a long Retry-After, none, or a light lane', () => {
+      const cases: Array<[number, number, number | undefined]> = [
+        [100, 100, 30_000], // a stepped quota: empty until its next step, then plenty
+        [100, 100, undefined], // status only
+        [3, 50_000, 1000], // a light lane: a few requests, far apart
+      ]
+      for (const [count, everyMs, retryAfterMs] of cases) {
+        const lane = cutLane({}, count, everyMs, retryAfterMs)
+        const plain = cutLane(OFF, count, everyMs, retryAfterMs)
+        expect(lane.pacer.ratePerSecond).toBe(plain.pacer.ratePerSecond)
+        expect(sendUntil(lane.pacer, lane.now, lane.now + 150_000)).toBe(sendUntil(plain.pacer, plain.now, plain.now + 150_000))
+      }
+    })
+  })
+
   it('does not burst after a quiet spell (unlike the paper\'s ATB)', () => {
     const { pacer, now } = congestedLane()
     const rate = pacer.ratePerSecond
