@@ -131,7 +131,7 @@ export function createClient(options: ClientOptions = {}): Client {
     }
     const method = init?.method === undefined && request === undefined ? 'GET' : (init?.method ?? request?.method ?? 'GET').toUpperCase()
     const polite = init?.politeFetch
-    const job = new FetchJob({ context, input, method, origin, pathname: url?.pathname, href: url?.href ?? href })
+    const job = new FetchJob(context, input, method, origin, url?.pathname, url?.href ?? href)
     job.signal =
       init !== undefined && 'signal' in init ? (init.signal ?? undefined) : request !== undefined ? request.signal : undefined
 

@@ -68,6 +68,16 @@ function numberOr(value: unknown, fallback: number, min: number): number {
   return typeof value === 'number' && value >= min && !Number.isNaN(value) ? value : fallback
 }
 
+// One executor for every run() promise: it hands its resolve and reject over through
+// these two slots (read right after `new Promise` returns), so a call allocates no
+// executor closure and no context for it.
+let capturedResolve: ((value: never) => void) | undefined
+let capturedReject: ((error: unknown) => void) | undefined
+function captureSettlement(resolve: (value: never) => void, reject: (error: unknown) => void): void {
+  capturedResolve = resolve
+  capturedReject = reject
+}
+
 function deadlinesFired(engine: Engine): void {
   engine.onDeadlines()
 }
@@ -106,11 +116,10 @@ class Engine implements CallOwner, SplitHost {
   }
 
   run<T>(job: Job<T>): Promise<T> {
-    let sink: Settlement<T> | undefined
-    const promise = new Promise<T>((resolve, reject) => {
-      sink = { resolve, reject }
-    })
-    this.submit(job, sink!)
+    const promise = new Promise<T>(captureSettlement)
+    const sink: Settlement<T> = { resolve: capturedResolve as (value: T) => void, reject: capturedReject as (error: unknown) => void }
+    capturedResolve = capturedReject = undefined
+    this.submit(job, sink)
     return promise
   }
 

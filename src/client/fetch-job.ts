@@ -64,18 +64,6 @@ class FetchOutcome implements AttemptOutcome<Response> {
 }
 ;(FetchOutcome.prototype as AttemptOutcome<Response>).discard = discardResponse
 
-/** The request-level facts a job is built from; the rest are set by the client as it learns them. */
-export interface FetchJobInit {
-  context: FetchContext
-  input: RequestInfo | URL
-  method: string
-  origin: string
-  /** The path, when the URL was parsed; otherwise read from `href` on first use (labels, route learning). */
-  pathname: string | undefined
-  /** The absolute URL, for `pathname` when it was not parsed. */
-  href: string
-}
-
 export class FetchJob implements Job<Response> {
   scope = ''
   cost = 1
@@ -98,13 +86,19 @@ export class FetchJob implements Job<Response> {
   readonly #href: string
   #route: string | undefined
 
-  constructor(init: FetchJobInit) {
-    this.context = init.context
-    this.input = init.input
-    this.method = init.method
-    this.origin = init.origin
-    this.#pathname = init.pathname
-    this.#href = init.href
+  /**
+   * The request-level facts; the rest are set by the client as it learns them. Positional,
+   * not an options object: one allocation per call fewer on the hot path.
+   * @param pathname the path when the URL was parsed; otherwise read from `href` on first use
+   * @param href the absolute URL, for `pathname` when it was not parsed
+   */
+  constructor(context: FetchContext, input: RequestInfo | URL, method: string, origin: string, pathname: string | undefined, href: string) {
+    this.context = context
+    this.input = input
+    this.method = method
+    this.origin = origin
+    this.#pathname = pathname
+    this.#href = href
   }
 
   get pathname(): string {
