@@ -2,6 +2,7 @@ import { Agent, type Dispatcher } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import { none } from '../../src/core/pacers/index.js'
 import { politeInterceptor } from '../../src/node/index.js'
+import { createPacing } from '../../src/node/pacing.js'
 import { speaksCallbacks, type CallerHandler } from '../../src/node/paced-dispatch.js'
 import { startScriptedServer, type Reply } from './scripted-server.js'
 
@@ -161,5 +162,110 @@ describe('speaksCallbacks', () => {
     probe.dispatch({ origin: 'http://127.0.0.1:9', path: '/', method: 'GET' }, legacy as Dispatcher.DispatchHandler)
     expect(received?.constructor.name).toBe('WrapHandler')
     expect(speaksCallbacks(received!)).toBe(true)
+  })
+})
+
+/** An undici dispatch the test answers by hand: each attempt's handler, and the aborts undici received. */
+function scriptedDispatch() {
+  const attempts: { handler: CallerHandler; aborts: Error[] }[] = []
+  const dispatch: Dispatcher.Dispatch = (_opts, handler) => {
+    const attempt = { handler: handler as CallerHandler, aborts: [] as Error[] }
+    attempts.push(attempt)
+    attempt.handler.onConnect?.((reason) => void attempt.aborts.push(reason ?? new Error('aborted')), {})
+    return true
+  }
+  return { attempts, dispatch }
+}
+
+/** A callback-API caller that records what it is told. */
+function recordingCaller(onHeaders?: () => void) {
+  const events: string[] = []
+  let abort!: (reason?: Error) => void
+  const handler: CallerHandler = {
+    onConnect: (abortWith) => void (abort = abortWith),
+    onHeaders(statusCode) {
+      events.push(`head ${statusCode}`)
+      onHeaders?.()
+      return true
+    },
+    onData: (chunk) => events.push(`data ${chunk.toString()}`) > 0,
+    onComplete: () => void events.push('complete'),
+    onError: (error) => void events.push(`error ${error.message}`),
+  }
+  return { events, handler, abort: (reason?: Error) => abort(reason) }
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 1))
+  expect(condition()).toBe(true)
+}
+
+function pacedOver(dispatch: Dispatcher.Dispatch) {
+  const pacing = createPacing({ strategy: none() })
+  cleanups.push(() => pacing.close())
+  return pacing.pace(dispatch)
+}
+
+describe('PacedDispatch under undici: late, throwing and aborted attempts', () => {
+  const opts: Dispatcher.DispatchOptions = { origin: 'http://127.0.0.1:9', path: '/', method: 'GET' }
+
+  it('never lets a retried first attempt’s late body reach the caller', async () => {
+    const { attempts, dispatch } = scriptedDispatch()
+    const caller = recordingCaller()
+    pacedOver(dispatch)(opts, caller.handler as Dispatcher.DispatchHandler)
+    await until(() => attempts.length === 1)
+    // A 429 whose body has not come yet: held, then retried.
+    expect(attempts[0]!.handler.onHeaders!(429, [], () => {}, 'Too Many Requests')).toBe(false)
+    await until(() => attempts.length === 2)
+    attempts[1]!.handler.onHeaders!(200, [], () => {}, 'OK')
+    attempts[1]!.handler.onData!(Buffer.from('fresh'))
+    // The first attempt's body and end arrive only now: drained, not shown.
+    expect(attempts[0]!.handler.onData!(Buffer.from('stale'))).toBe(true)
+    attempts[0]!.handler.onComplete!(null)
+    attempts[1]!.handler.onComplete!(null)
+    expect(caller.events).toEqual(['head 200', 'data fresh', 'complete'])
+  })
+
+  it('fails the request through undici when the caller’s onHeaders throws', async () => {
+    const { attempts, dispatch } = scriptedDispatch()
+    const caller = recordingCaller(() => {
+      throw new Error('caller choked')
+    })
+    pacedOver(dispatch)(opts, caller.handler as Dispatcher.DispatchHandler)
+    await until(() => attempts.length === 1)
+    attempts[0]!.handler.onHeaders!(200, [], () => {}, 'OK')
+    expect(attempts[0]!.aborts.map((error) => error.message)).toEqual(['caller choked'])
+    // undici then reports the abort it was asked for: the caller is settled once only.
+    attempts[0]!.handler.onError!(attempts[0]!.aborts[0]!)
+    expect(caller.events).toEqual(['head 200', 'error caller choked'])
+  })
+
+  it('after delivery, the caller’s abort goes to undici, which settles the caller', async () => {
+    const { attempts, dispatch } = scriptedDispatch()
+    const caller = recordingCaller()
+    pacedOver(dispatch)(opts, caller.handler as Dispatcher.DispatchHandler)
+    await until(() => attempts.length === 1)
+    attempts[0]!.handler.onHeaders!(200, [], () => {}, 'OK')
+    caller.abort(new Error('enough'))
+    expect(attempts[0]!.aborts.map((error) => error.message)).toEqual(['enough'])
+    attempts[0]!.handler.onError!(attempts[0]!.aborts[0]!)
+    expect(caller.events).toEqual(['head 200', 'error enough'])
+  })
+
+  it('an abort before undici’s onConnect reaches undici when it connects', async () => {
+    const held: { handler: CallerHandler }[] = []
+    const caller = recordingCaller()
+    const dispatch: Dispatcher.Dispatch = (_opts, handler) => {
+      // No onConnect yet: undici has not taken the request up.
+      held.push({ handler: handler as CallerHandler })
+      return true
+    }
+    pacedOver(dispatch)(opts, caller.handler as Dispatcher.DispatchHandler)
+    await until(() => held.length === 1)
+    caller.abort(new Error('early'))
+    const aborts: string[] = []
+    held[0]!.handler.onConnect!((reason) => void aborts.push(reason?.message ?? ''), {})
+    expect(aborts).toEqual(['early'])
+    expect(caller.events).toEqual(['error early'])
   })
 })
