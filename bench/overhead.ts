@@ -4,7 +4,8 @@
 // polite, …) so drift in the machine's state hits both alike. On Linux the client and
 // the server are pinned to different cores (bench/pin-cpus.ts).
 //
-//   npm run bench:overhead            (tsx bench/overhead.ts [--runs N], N >= 5, default 21)
+//   npm run bench:overhead            (tsx bench/overhead.ts [--runs N], N >= 5, default 61: two minutes;
+//                                      21-round runs scatter by ±3% on the 2-core machine, 61-round ones by ±1%)
 //
 // Prints a table and writes bench/results/overhead.json:
 //   throughputRatio     median polite req/s ÷ median raw req/s over the interleaved rounds, 64 concurrent
@@ -137,7 +138,7 @@ async function cpuMicrosPerCall(calls: number): Promise<number> {
 
 async function main(): Promise<void> {
   const runsArg = process.argv.indexOf('--runs')
-  const runs = Math.max(5, runsArg > 0 ? Number(process.argv[runsArg + 1]) || 21 : 21)
+  const runs = Math.max(5, runsArg > 0 ? Number(process.argv[runsArg + 1]) || 61 : 61)
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { port: number }).port))
