@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { runLiveCheck } from '../../../src/sim/live/live-check.js'
+import { syntheticScenario } from '../../../src/sim/scenarios.js'
+
+// A small overloaded run: 4 clients, 60 requests in one model minute on a 10-token,
+// 20-per-minute quota, time compressed x100 (well under a second of wall time each).
+const base = {
+  scenario: syntheticScenario(4, 60, 60_000),
+  feedback: 'status-only' as const,
+  seeds: [1],
+  quota: { capacity: 10, perMinute: 20 },
+  timeScale: 100,
+}
+
+describe('runLiveCheck', () => {
+  it('runs each strategy in the simulator and for real on the same arrivals, one row each', async () => {
+    const rows = await runLiveCheck({ ...base, strategies: ['exponential', 'atb'] })
+    expect(rows.map((row) => row.strategy)).toEqual(['exponential', 'atb'])
+    for (const row of rows) {
+      expect(row).toMatchObject({ feedback: 'status-only', seeds: 1 })
+      // The quota admits 10 + 20 of the 60 requests in the window: both sides meet 429s and both finish.
+      expect(row.simThrottled).toBeGreaterThan(0)
+      expect(row.liveThrottled).toBeGreaterThan(0)
+      expect(row.simCompletionMs).toBeGreaterThan(60_000)
+      expect(row.liveCompletionMs).toBeGreaterThan(60_000)
+      expect(row.throttledDiffPct).toBeCloseTo(((row.liveThrottled - row.simThrottled) / row.simThrottled) * 100, 9)
+      expect(row.completionDiffPct).toBeCloseTo(((row.liveCompletionMs - row.simCompletionMs) / row.simCompletionMs) * 100, 9)
+    }
+    // Exponential backoff wastes far more attempts than ATB on both sides.
+    const [ub, polite] = rows as [(typeof rows)[0], (typeof rows)[0]]
+    expect(polite.simThrottled).toBeLessThan(ub.simThrottled)
+    expect(polite.liveThrottled).toBeLessThan(ub.liveThrottled)
+  }, 60_000)
+
+  it('rejects an unknown strategy and a telemetry strategy it cannot run live', async () => {
+    await expect(runLiveCheck({ ...base, strategies: ['magic'] })).rejects.toThrow("unknown strategy 'magic'")
+    await expect(runLiveCheck({ ...base, strategies: ['aatb'] })).rejects.toThrow('does not run telemetry strategies')
+  })
+})
