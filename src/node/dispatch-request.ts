@@ -61,6 +61,8 @@ export function originScope(origin: Dispatcher.DispatchOptions['origin']): strin
   if (typeof origin !== 'string') return origin.origin
   const cached = origins.originOf(origin)
   if (typeof cached === 'string') return cached
+  // null: the cache already tried the parse and it failed; do not fail it again per request.
+  if (cached === null) return origin
   try {
     return new URL(origin).origin
   } catch {
