@@ -174,9 +174,40 @@ class AtbPacer implements Pacer {
   private steadyPlateau(now: number, sinceCutMs: number): boolean {
     const o = this.o
     if (o.steadyPlateauMs <= o.plateauMs || sinceCutMs >= o.steadyPlateauMs) return false
+    return this.steadyLane(now, o.steadySuccesses)
+  }
+
+  /**
+   * Whether the lane's last cut came from a 429 with a short Retry-After (a continuously
+   * refilled quota, empty right now), no quota count guides the lane, and it had at least
+   * `successes` admissions within `steadyWindowMs`.
+   */
+  private steadyLane(now: number, successes: number): boolean {
+    const o = this.o
     if (!(this.cutRetryAfterMs <= o.steadyRetryAfterMs)) return false
     if (this.guidance !== undefined && hasLiveHint(this.guidance, now)) return false
-    return this.outcomes().counts(now, o.steadyWindowMs).admitted >= o.steadySuccesses
+    return this.outcomes().counts(now, o.steadyWindowMs).admitted >= successes
+  }
+
+  /**
+   * Growth per second while the lane is using its rate. On a plateau it is slow. After a steady
+   * lane's long plateau has run out without a 429, it doubles every `steadyGrowthDoublingMs`:
+   * capacity frees up only as other clients finish, and the lane left last with a backlog
+   * has to climb from its share to the whole quota (at a constant 2%/s the last of 5 clients
+   * over 700 requests took 1.16 × UB's time, alone for up to 200 s). Only a lane busy enough
+   * to carry a backlog climbs faster: with the plain busy test, 20 light clients' faster
+   * probes cost 429s.
+   */
+  private growthRate(now: number): number {
+    const o = this.o
+    if (this.onPlateau(now)) return o.growthPerSecond * o.plateauGrowthFactor
+    if (o.steadyGrowthDoublingMs > 0 && o.steadyPlateauMs > o.plateauMs) {
+      const pastPlateauMs = now - this.lastCongestionAt - o.steadyPlateauMs
+      if (pastPlateauMs > 0 && this.steadyLane(now, Math.max(o.steadySuccesses, o.steadyGrowthSuccesses))) {
+        return o.growthPerSecond * Math.min(o.steadyMaxGrowthFactor, 2 ** (pastPlateauMs / o.steadyGrowthDoublingMs))
+      }
+    }
+    return o.growthPerSecond
   }
 
   private calm(now: number): boolean {
@@ -241,6 +272,14 @@ class AtbPacer implements Pacer {
       next = Math.max(this.rate * BURST_HALVING, o.fallbackFactor * this.admitted(now, since))
     } else if (measured) {
       next = Math.min(this.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
+      const lastAdmittedAt = this.outcomes().lastAdmittedAt()
+      if (lastAdmittedAt !== undefined && lastAdmittedAt > this.lastCongestionAt && this.steadyLane(now, o.steadySuccesses)) {
+        // A probe failed: the lane got through after its last cut, grew, and met a 429 that says
+        // the continuously refilled quota is empty. The fleet still spends all of it, so what the
+        // lane regained was someone else's share: cut deeper (the per-flight retries of one dry
+        // spell, before any success, keep the plain cut, or a lane cut twice in a row starves).
+        next *= Math.min(1, o.steadyProbeCutFactor)
+      }
     } else {
       // Still nothing got through since congestion began: the retry a second or two later
       // failed too, so the lane is probably one of many sharing a dry quota. Back off steeply
@@ -307,7 +346,7 @@ class AtbPacer implements Pacer {
       // against the spacing the lane was keeping then.
       const keptRate = this.slowStart ? this.sendRate : this.rate
       if (gapMs <= o.usingRateSlack * ((units || 1) / keptRate) * 1000) {
-        const g = this.onPlateau(now) ? o.growthPerSecond * o.plateauGrowthFactor : o.growthPerSecond
+        const g = this.growthRate(now)
         this.rate = Math.min(o.maxRatePerSecond, this.rate * Math.exp(g * (gapMs / 1000)))
       } else {
         // Back from a quiet spell: no more than a margin over what has been getting through.

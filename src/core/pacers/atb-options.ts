@@ -55,6 +55,25 @@ export interface AtbOptions {
   /** Window over which those admissions are counted. Default 120 000 ms. */
   steadyWindowMs?: number
   /**
+   * A steady lane whose probe failed (a 429 after a success since its last cut) is cut to this
+   * multiple of the usual cut: the fleet is still spending all of the quota, so the share the
+   * lane regained since its last cut was someone else's. Default 0.3; 1 = off.
+   */
+  steadyProbeCutFactor?: number
+  /**
+   * Once a steady lane's long plateau has run out without a 429, its growth doubles every this
+   * many ms (capacity frees up only as other clients finish, and a lane left alone with a backlog
+   * must climb from its share to the whole quota). Default 45 000 ms; 0 = off.
+   */
+  steadyGrowthDoublingMs?: number
+  /** Largest multiple of `growthPerSecond` that doubling reaches. Default 8. */
+  steadyMaxGrowthFactor?: number
+  /**
+   * Admissions within `steadyWindowMs` a lane needs for that faster growth: only a lane busy
+   * enough to carry a backlog into the tail climbs faster. Default 10.
+   */
+  steadyGrowthSuccesses?: number
+  /**
    * A lane needs this many successes (since it started, or since congestion began) before a
    * rate is read from them; with fewer it paces as a cold start. Default 2.
    */
@@ -106,6 +125,10 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   steadyRetryAfterMs: 2_000,
   steadySuccesses: 3,
   steadyWindowMs: 120_000,
+  steadyProbeCutFactor: 0.3,
+  steadyGrowthDoublingMs: 45_000,
+  steadyMaxGrowthFactor: 8,
+  steadyGrowthSuccesses: 10,
   retryBackoffFactor: 4,
   maxRetryBackoffMs: 60_000,
   dryLaneThrottles: 2,
@@ -147,6 +170,10 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('steadyRetryAfterMs', true)
   positive('steadySuccesses', true)
   positive('steadyWindowMs')
+  positive('steadyProbeCutFactor')
+  positive('steadyGrowthDoublingMs', true)
+  positive('steadyMaxGrowthFactor')
+  positive('steadyGrowthSuccesses', true)
   positive('retryBackoffFactor', true)
   positive('maxRetryBackoffMs', true)
   positive('dryLaneThrottles')

@@ -1,0 +1,126 @@
+// Proposed as test/core/pacers/atb-steady-probe.test.ts (import path: '../../../src/core/pacers/atb.js').
+import { describe, expect, it } from 'vitest'
+import { atb } from '../../../src/core/pacers/atb.js'
+import type { Pacer, Signal } from '../../../src/core/types.js'
+
+const ok: Signal = { kind: 'ok', status: 200 }
+const throttled: Signal = { kind: 'throttled', status: 429 }
+const T0 = 1_700_000_000_000
+const make = (options = {}): Pacer => atb(options).create({ now: T0, random: () => 0.5 })
+
+/** `count` attempts, one every `everyMs`, each answered at once with `signal`; returns the time after the last. */
+function traffic(pacer: Pacer, from: number, count: number, everyMs: number, signal: Signal = ok): number {
+  let now = from
+  for (let i = 0; i < count; i++) {
+    pacer.onSend(now, 1)
+    pacer.onResult(now, signal)
+    now += everyMs
+  }
+  return now
+}
+
+/** A 429 at `now`, carrying a Retry-After of `retryAfterMs` (none when undefined). */
+function reject(pacer: Pacer, now: number, retryAfterMs?: number): void {
+  pacer.onSend(now, 1)
+  pacer.onResult(now, retryAfterMs === undefined ? throttled : { ...throttled, retryAt: now + retryAfterMs })
+}
+
+/** Send each time the lane allows, every send admitted, until `until`; returns the time of the last send. */
+function sendUntil(pacer: Pacer, from: number, until: number): number {
+  let t = from
+  while (true) {
+    const next = t + Math.max(1, pacer.delayMs(t, 1))
+    if (next >= until) return t
+    t = next
+    pacer.onSend(t, 1)
+    pacer.onResult(t, ok)
+  }
+}
+
+/**
+ * A busy lane (10/s for 10 s) cut by a 429, then paced with every send admitted for
+ * `probeMs`, then refused again at its next send. Returns the rate after each 429.
+ */
+function probeFails(options: object, retryAfterMs: number | undefined, probeMs = 20_000): { first: number; second: number } {
+  const pacer = make(options)
+  let now = traffic(pacer, T0, 100, 100)
+  reject(pacer, now, retryAfterMs)
+  const first = pacer.ratePerSecond
+  now = sendUntil(pacer, now, now + probeMs)
+  now += Math.max(1, pacer.delayMs(now, 1))
+  reject(pacer, now, retryAfterMs)
+  return { first, second: pacer.ratePerSecond }
+}
+
+describe('atb on a continuous quota that says "Retry-After: 1"', () => {
+  const PLAIN_CUT = { steadyProbeCutFactor: 1 }
+  const PLAIN_GROWTH = { steadyGrowthDoublingMs: 0 }
+
+  it('cuts a busy lane deeper when its probe fails (a 429 after successes since its last cut)', () => {
+    const deep = probeFails({}, 1000)
+    const plain = probeFails(PLAIN_CUT, 1000)
+    expect(deep.first).toBe(plain.first) // the first cut is the usual one
+    expect(deep.second).toBeCloseTo(plain.second * 0.3, 9)
+    expect(deep.second).toBeLessThan(deep.first)
+  })
+
+  it('keeps the plain cut when a retry fails before any success (the same dry spell)', () => {
+    const rates = (options: object): number[] => {
+      const pacer = make(options)
+      const now = traffic(pacer, T0, 100, 100)
+      reject(pacer, now, 1000)
+      reject(pacer, now + 1000, 1000) // the retry, at the server's time: refused again
+      return [pacer.ratePerSecond]
+    }
+    expect(rates({})).toEqual(rates(PLAIN_CUT))
+  })
+
+  it('keeps the plain cut for a long Retry-After (a stepped quota) and for a bare 429', () => {
+    for (const retryAfterMs of [30_000, undefined]) {
+      expect(probeFails({}, retryAfterMs)).toEqual(probeFails(PLAIN_CUT, retryAfterMs))
+    }
+  })
+
+  it('lets a busy lane climb faster once its long plateau ran out: growth doubles every 45 s', () => {
+    const rateAt = (options: object, afterCutMs: number): number => {
+      const pacer = make(options)
+      const now = traffic(pacer, T0, 100, 100)
+      reject(pacer, now, 1000)
+      sendUntil(pacer, now, now + afterCutMs)
+      return pacer.ratePerSecond
+    }
+    // Within the 140 s plateau nothing changes.
+    expect(rateAt({}, 130_000)).toBe(rateAt(PLAIN_GROWTH, 130_000))
+    // 90 s past it: ∫ 0.02·2^(t/45 s) dt ≈ 3.9 against 0.02·90 = 1.8 at constant growth.
+    const doubled = rateAt({}, 230_000)
+    const plain = rateAt(PLAIN_GROWTH, 230_000)
+    expect(doubled).toBeGreaterThan(plain * Math.exp(1.5))
+    expect(doubled).toBeLessThan(plain * Math.exp(2.5))
+  })
+
+  it('keeps the constant growth for a lane too light to carry a backlog (under 10 admissions in 2 min)', () => {
+    const rateAt = (options: object): number => {
+      const pacer = make(options)
+      const now = traffic(pacer, T0, 10, 10_000) // 0.1/s: paced at about 0.035/s after the cut
+      reject(pacer, now, 1000)
+      sendUntil(pacer, now, now + 200_000)
+      return pacer.ratePerSecond
+    }
+    expect(rateAt({})).toBe(rateAt(PLAIN_GROWTH))
+  })
+
+  it('changes nothing for status-only feedback or a stepped quota\'s long Retry-After', () => {
+    for (const retryAfterMs of [undefined, 30_000]) {
+      const lane = (options: object): number => {
+        const pacer = make(options)
+        let now = traffic(pacer, T0, 100, 100)
+        reject(pacer, now, retryAfterMs)
+        now = sendUntil(pacer, now, now + 60_000)
+        reject(pacer, now + Math.max(1, pacer.delayMs(now, 1)), retryAfterMs)
+        sendUntil(pacer, now + 10_000, now + 260_000)
+        return pacer.ratePerSecond
+      }
+      expect(lane({})).toBe(lane({ ...PLAIN_CUT, ...PLAIN_GROWTH }))
+    }
+  })
+})
