@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest'
+import { atb } from '../../../src/core/pacers/atb.js'
+import type { Pacer, Signal } from '../../../src/core/types.js'
+
+const ok: Signal = { kind: 'ok', status: 200 }
+const T0 = 1_700_000_000_000
+const make = (): Pacer => atb().create({ now: T0, random: () => 0.5 })
+// 100 units per 75 s.
+const policy: Pick<Signal, 'policies'> = { policies: [{ name: 'default', quota: 100, windowMs: 75_000 }] }
+/** A 429 with nothing left, retry in a second. */
+const empty = (at: number, resetAt: number): Signal => ({ kind: 'throttled', status: 429, remaining: 0, resetAt, retryAt: at + 1000, ...policy })
+
+describe('atb on a sliding-window counter heard from only when less than half is left', () => {
+  it('recognises the window when its far reset moves on by exactly one window', () => {
+    // 35 s before a window ends: 10 left, reset at that end plus a window (110 s). A stepped
+    // bucket two steps from full says the same, so this alone marks nothing.
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy })
+    // The next window has begun: the reset is now its end plus a window, 75 s later than before.
+    pacer.onResult(T0 + 40_000, { ...ok, remaining: 8, resetAt: T0 + 185_000, ...policy })
+    // So a 429 with nothing left is the quota pacing's business, not congestion.
+    pacer.onResult(T0 + 41_000, empty(T0 + 41_000, T0 + 185_000))
+    expect(pacer.ratePerSecond).toBe(Infinity)
+  })
+
+  it('does not take a stepped bucket whose far reset moves on by a step for a sliding window', () => {
+    // 80 units every 60 s: the reset moves by 60 s when one more step is needed.
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy })
+    pacer.onResult(T0 + 30_000, { ...ok, remaining: 5, resetAt: T0 + 170_000, ...policy })
+    pacer.onResult(T0 + 31_000, empty(T0 + 31_000, T0 + 170_000))
+    expect(pacer.ratePerSecond).toBeLessThan(Infinity)
+  })
+
+  it('does not count resets within a window (a fixed window) however far apart', () => {
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: 10, resetAt: T0 + 5_000, ...policy })
+    pacer.onResult(T0 + 10_000, { ...ok, remaining: 90, resetAt: T0 + 80_000, ...policy })
+    pacer.onResult(T0 + 40_000, { ...ok, remaining: 30, resetAt: T0 + 80_000, ...policy })
+    pacer.onResult(T0 + 41_000, empty(T0 + 41_000, T0 + 80_000))
+    expect(pacer.ratePerSecond).toBeLessThan(Infinity)
+  })
+})
+
+describe('atb share spacing on a sliding window', () => {
+  /**
+   * A light lane on a recognised sliding window (`first` left, reset 130 s away): it sends one unit
+   * at T0 + 1 s, and 30 s later hears `left` remain. The fleet spent (first − left + 4/3 · 31) / 31 s,
+   * far above what the quota allows, and the lane's own rate (1 unit in 31 s) scales down to a
+   * spacing beyond the caps.
+   */
+  function lightLane(first: number, left: number): Pacer {
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: first, resetAt: T0 + 130_000, ...policy })
+    pacer.onSend(T0 + 1000, 1)
+    pacer.onResult(T0 + 31_000, { ...ok, remaining: left, resetAt: T0 + 130_000, ...policy })
+    return pacer
+  }
+
+  it('comes back to read the quota within 50 s (not 60 s) while units are left', () => {
+    // F = (60 − 5 + 41.3) / 31 = 3.1/s against 4/3 − 1/30 = 1.3/s: 1/31 · 1.3 / 3.1 → 74 s, capped.
+    expect(lightLane(60, 5).delayMs(T0 + 31_000, 1)).toBe(20_000)
+  })
+
+  it('comes back within 100 s (not 120 s) when nothing is left', () => {
+    // First the gate: the missing unit refills in 0.75 s. Then, the hint aged at the fleet's
+    // spending still says empty: F = (90 + 41.3) / 31 = 4.2/s against 4/3 − 6/30 = 1.13/s gives
+    // 116 s, capped at 100 s from the send.
+    const pacer = lightLane(90, 0)
+    expect(pacer.delayMs(T0 + 31_000, 1)).toBe(750)
+    expect(pacer.delayMs(T0 + 31_750, 1)).toBe(69_250)
+  })
+})
