@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { atb, paperAtb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
+import { traffic } from './pacer-traffic.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
 const T0 = 1_700_000_000_000
 const make = (options = {}): Pacer => atb(options).create({ now: T0, random: () => 0.5 })
-
-/** `count` attempts, one every `everyMs`, each answered at once with `signal`; returns the time after the last. */
-function traffic(pacer: Pacer, from: number, count: number, everyMs: number, signal: Signal = ok): number {
-  let now = from
-  for (let i = 0; i < count; i++) {
-    pacer.onSend(now, 1)
-    pacer.onResult(now, signal)
-    now += everyMs
-  }
-  return now
-}
 
 /** A lane that got 10/s through for 10 s, then met its first 429. */
 function congestedLane(options = {}): { pacer: Pacer; now: number } {
@@ -195,66 +185,6 @@ describe('atb (polite-fetch default)', () => {
     const at = early.now + early.pacer.delayMs(early.now, 1)
     early.pacer.onSend(at, 1)
     expect(early.pacer.delayMs(at, 1)).toBe(Math.ceil(1000 / 3.5))
-  })
-
-  describe('on a sliding-window counter (RateLimit headers)', () => {
-    // 100 units per 75 s.
-    const policy: Pick<Signal, 'policies'> = { policies: [{ name: 'default', quota: 100, windowMs: 75_000 }] }
-
-    /**
-     * A sliding-window counter 20 s into its window: 60 left, and its reset (the count fully faded)
-     * is the end of the next window, 130 s away: more than one window (75 s) with half the quota left.
-     * Then 10 s later 40 left, while the lane sent 5 of the units.
-     */
-    function slidingLane(): Pacer {
-      const pacer = make()
-      pacer.onResult(T0, { ...ok, remaining: 60, resetAt: T0 + 130_000, ...policy })
-      for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
-      pacer.onResult(T0 + 10_000, { ...ok, remaining: 40, resetAt: T0 + 130_000, ...policy })
-      return pacer
-    }
-
-    it('credits the refill of a quota whose reset lies beyond a window while half of it is left', () => {
-      // Counted as continuous: the fleet spent 60 − 40 + 4/3·10 = 33.3 units in 10 s (3.33/s); it may
-      // spend 4/3 + (40 − 6) / 30 = 2.47/s. Our 0.5/s becomes 0.5 · 2.47 / 3.33 = 0.37/s: 2.70 s apart.
-      // (Without the refill credit F = 2/s < 2.07/s: no pacing at all, the lane drains the window.)
-      expect(slidingLane().delayMs(T0 + 10_000, 1)).toBe(2703)
-    })
-
-    it('keeps a smaller reserve on a sliding window (held-back units are rate lost for good)', () => {
-      // 7 left with no sample span yet: a bucket would hold back 12 units and pace this lane,
-      // a sliding window only 6, so a unit still goes at once.
-      const pacer = make()
-      pacer.onResult(T0, { ...ok, remaining: 60, resetAt: T0 + 130_000, ...policy })
-      pacer.onSend(T0 + 500, 1)
-      pacer.onResult(T0 + 1000, { ...ok, remaining: 7, resetAt: T0 + 129_000, ...policy })
-      expect(pacer.delayMs(T0 + 1000, 1)).toBe(0)
-      const bucket = make()
-      bucket.onResult(T0, { ...ok, remaining: 7, resetAt: T0 + 69_750, ...policy })
-      bucket.onSend(T0 + 500, 1)
-      expect(bucket.delayMs(T0 + 1000, 1)).toBeGreaterThan(0)
-    })
-
-    it('leaves a 429 with nothing left of a recognised sliding window to the quota pacing', () => {
-      const pacer = make()
-      pacer.onResult(T0, { ...ok, remaining: 80, resetAt: T0 + 140_000, ...policy })
-      pacer.onResult(T0 + 30_000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 110_000, retryAt: T0 + 31_000, ...policy })
-      expect(pacer.ratePerSecond).toBe(Infinity)
-    })
-
-    it('does not take a stepped quota or a window near empty for a sliding window', () => {
-      // A reset beyond the window with little left is what a bucket refilled in steps also says
-      // (two steps away): its 429 stays congestion evidence, as before.
-      const pacer = make()
-      pacer.onResult(T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy })
-      pacer.onResult(T0 + 1000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 109_000, retryAt: T0 + 2000, ...policy })
-      expect(pacer.ratePerSecond).toBeLessThan(Infinity)
-      // Half left but a reset within the window (+1 s of whole-second rounding): a fixed window.
-      const fixed = make()
-      fixed.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 76_000, ...policy })
-      fixed.onResult(T0 + 36_000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 76_000, retryAt: T0 + 76_000, ...policy })
-      expect(fixed.ratePerSecond).toBeLessThan(Infinity)
-    })
   })
 
   describe('cold start (a 429 before the lane has successes to measure)', () => {

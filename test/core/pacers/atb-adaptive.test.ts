@@ -1,23 +1,14 @@
-// Proposed as test/core/pacers/atb-steady-probe.test.ts (import path: '../../../src/core/pacers/atb.js').
+// The steady lane (atb-adaptive.ts): a failed probe on a continuous quota that says "Retry-After: 1",
+// and faster growth once the long plateau has run out.
 import { describe, expect, it } from 'vitest'
 import { atb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
+import { traffic } from './pacer-traffic.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
 const T0 = 1_700_000_000_000
 const make = (options = {}): Pacer => atb(options).create({ now: T0, random: () => 0.5 })
-
-/** `count` attempts, one every `everyMs`, each answered at once with `signal`; returns the time after the last. */
-function traffic(pacer: Pacer, from: number, count: number, everyMs: number, signal: Signal = ok): number {
-  let now = from
-  for (let i = 0; i < count; i++) {
-    pacer.onSend(now, 1)
-    pacer.onResult(now, signal)
-    now += everyMs
-  }
-  return now
-}
 
 /** A 429 at `now`, carrying a Retry-After of `retryAfterMs` (none when undefined). */
 function reject(pacer: Pacer, now: number, retryAfterMs?: number): void {

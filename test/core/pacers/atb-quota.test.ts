@@ -1,3 +1,5 @@
+// What atb reads from RateLimit hints (atb-quota.ts): telling a sliding-window counter apart, its
+// reserve, and the share's spacing caps.
 import { describe, expect, it } from 'vitest'
 import { atb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
@@ -69,5 +71,62 @@ describe('atb share spacing on a sliding window', () => {
     const pacer = lightLane(90, 0)
     expect(pacer.delayMs(T0 + 31_000, 1)).toBe(750)
     expect(pacer.delayMs(T0 + 31_750, 1)).toBe(69_250)
+  })
+})
+
+describe('atb on a sliding-window counter (RateLimit headers)', () => {
+  /**
+   * A sliding-window counter 20 s into its window: 60 left, and its reset (the count fully faded)
+   * is the end of the next window, 130 s away: more than one window (75 s) with half the quota left.
+   * Then 10 s later 40 left, while the lane sent 5 of the units.
+   */
+  function slidingLane(): Pacer {
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: 60, resetAt: T0 + 130_000, ...policy })
+    for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+    pacer.onResult(T0 + 10_000, { ...ok, remaining: 40, resetAt: T0 + 130_000, ...policy })
+    return pacer
+  }
+
+  it('credits the refill of a quota whose reset lies beyond a window while half of it is left', () => {
+    // Counted as continuous: the fleet spent 60 − 40 + 4/3·10 = 33.3 units in 10 s (3.33/s); it may
+    // spend 4/3 + (40 − 6) / 30 = 2.47/s. Our 0.5/s becomes 0.5 · 2.47 / 3.33 = 0.37/s: 2.70 s apart.
+    // (Without the refill credit F = 2/s < 2.07/s: no pacing at all, the lane drains the window.)
+    expect(slidingLane().delayMs(T0 + 10_000, 1)).toBe(2703)
+  })
+
+  it('keeps a smaller reserve on a sliding window (held-back units are rate lost for good)', () => {
+    // 7 left with no sample span yet: a bucket would hold back 12 units and pace this lane,
+    // a sliding window only 6, so a unit still goes at once.
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: 60, resetAt: T0 + 130_000, ...policy })
+    pacer.onSend(T0 + 500, 1)
+    pacer.onResult(T0 + 1000, { ...ok, remaining: 7, resetAt: T0 + 129_000, ...policy })
+    expect(pacer.delayMs(T0 + 1000, 1)).toBe(0)
+    const bucket = make()
+    bucket.onResult(T0, { ...ok, remaining: 7, resetAt: T0 + 69_750, ...policy })
+    bucket.onSend(T0 + 500, 1)
+    expect(bucket.delayMs(T0 + 1000, 1)).toBeGreaterThan(0)
+  })
+
+  it('leaves a 429 with nothing left of a recognised sliding window to the quota pacing', () => {
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: 80, resetAt: T0 + 140_000, ...policy })
+    pacer.onResult(T0 + 30_000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 110_000, retryAt: T0 + 31_000, ...policy })
+    expect(pacer.ratePerSecond).toBe(Infinity)
+  })
+
+  it('does not take a stepped quota or a window near empty for a sliding window', () => {
+    // A reset beyond the window with little left is what a bucket refilled in steps also says
+    // (two steps away): its 429 stays congestion evidence, as before.
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy })
+    pacer.onResult(T0 + 1000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 109_000, retryAt: T0 + 2000, ...policy })
+    expect(pacer.ratePerSecond).toBeLessThan(Infinity)
+    // Half left but a reset within the window (+1 s of whole-second rounding): a fixed window.
+    const fixed = make()
+    fixed.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 76_000, ...policy })
+    fixed.onResult(T0 + 36_000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 76_000, retryAt: T0 + 76_000, ...policy })
+    expect(fixed.ratePerSecond).toBeLessThan(Infinity)
   })
 })
