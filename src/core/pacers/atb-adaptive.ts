@@ -158,8 +158,19 @@ class AtbPacer implements Pacer {
     const sinceCutMs = now - this.lastCongestionAt
     const steady = this.steadyPlateau(now, sinceCutMs)
     const band = steady ? o.steadyPlateauBand : o.plateauBand
-    const plateauMs = steady ? o.steadyPlateauMs : o.plateauMs
+    const plateauMs = steady ? o.steadyPlateauMs : this.lumpCut() ? Math.max(o.plateauMs, o.lumpPlateauMs) : o.plateauMs
     return sinceCutMs < plateauMs && Math.abs(this.rate - reference) < band * reference
+  }
+
+  /**
+   * Whether the lane's last cut came from a 429 with a long Retry-After: a quota refilled in
+   * lumps (a bucket refilled every minute answers with the time to its next step), empty until
+   * the next one lands. The cut rate is the lane's share of one lump. Part of the plain 30 s
+   * plateau runs out behind the gate, and a lane growing at full speed through the next lump
+   * empties it early: on a stepped bucket every busy lane met one 429 per step that way.
+   */
+  private lumpCut(): boolean {
+    return Number.isFinite(this.cutRetryAfterMs) && this.cutRetryAfterMs > this.o.steadyRetryAfterMs
   }
 
   /**

@@ -74,6 +74,14 @@ export interface AtbOptions {
    */
   steadyGrowthSuccesses?: number
   /**
+   * After a 429 whose Retry-After is longer than `steadyRetryAfterMs` (a quota refilled in lumps,
+   * such as a bucket refilled every minute: empty until its next step), the plateau lasts this long
+   * instead of `plateauMs`. The cut rate is the lane's share of one lump, and a lane that grows
+   * past it within the next lump only empties that lump early. Default 60 000 ms; `plateauMs` or
+   * less = off.
+   */
+  lumpPlateauMs?: number
+  /**
    * A lane needs this many successes (since it started, or since congestion began) before a
    * rate is read from them; with fewer it paces as a cold start. Default 2.
    */
@@ -129,6 +137,7 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   steadyGrowthDoublingMs: 45_000,
   steadyMaxGrowthFactor: 8,
   steadyGrowthSuccesses: 10,
+  lumpPlateauMs: 60_000,
   retryBackoffFactor: 4,
   maxRetryBackoffMs: 60_000,
   dryLaneThrottles: 2,
@@ -174,6 +183,7 @@ export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions 
   positive('steadyGrowthDoublingMs', true)
   positive('steadyMaxGrowthFactor')
   positive('steadyGrowthSuccesses', true)
+  positive('lumpPlateauMs', true)
   positive('retryBackoffFactor', true)
   positive('maxRetryBackoffMs', true)
   positive('dryLaneThrottles')

@@ -516,7 +516,7 @@ describe('atb (polite-fetch default)', () => {
       expect(sendUntil(pacer, now + 100_000, now + 200_000)).toBeGreaterThan(rate * Math.exp(0.002 * 140 + 0.02 * 50))
     })
 
-    it('keeps the plain plateau for a long Retry-After, none, or a light lane', () => {
+    it('keeps the non-steady plateau for a long Retry-After, none, or a light lane', () => {
       const cases: Array<[number, number, number | undefined]> = [
         [100, 100, 30_000], // a stepped quota: empty until its next step, then plenty
         [100, 100, undefined], // status only
