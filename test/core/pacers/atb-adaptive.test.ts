@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { atb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
-import { traffic } from './pacer-traffic.js'
+import { cutLane, sendUntilRate, traffic } from './pacer-traffic.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
@@ -119,35 +119,18 @@ describe('atb on a continuous quota that says "Retry-After: 1"', () => {
 const OFF = { lumpPlateauMs: 30_000 } // no longer than the plain plateau: the rule is off
 
 /** A lane that got 10/s through for 10 s, then met a 429 carrying `retryAfterMs` (none: status only). */
-function cutLane(options: object, retryAfterMs?: number): { pacer: Pacer; now: number } {
-  const pacer = atb(options).create({ now: T0, random: () => 0.5 })
-  const now = traffic(pacer, T0, 100, 100)
-  pacer.onSend(now, 1)
-  pacer.onResult(now, retryAfterMs === undefined ? throttled : { ...throttled, retryAt: now + retryAfterMs })
-  return { pacer, now }
-}
-
-/** Send each time the lane allows (gate included), every send admitted, until `until`; returns the rate then. */
-function sendUntilRate(pacer: Pacer, from: number, until: number): number {
-  let t = from
-  while (t < until) {
-    t += Math.max(1, pacer.delayMs(t, 1))
-    pacer.onSend(t, 1)
-    pacer.onResult(t, ok)
-  }
-  return pacer.ratePerSecond
-}
+const lumpCutLane = (options: object, retryAfterMs?: number): { pacer: Pacer; now: number } => cutLane(options, T0, 100, 100, retryAfterMs)
 
 describe('atb: lump plateau (a 429 with a long Retry-After: a quota refilled in steps)', () => {
   it('holds the cut rate for 60 s after a long Retry-After, then grows at full speed', () => {
     // A stepped bucket's Retry-After runs to its next step: the lane is shut for 30 s, then
     // sends at the rate it was cut to, its share of one step.
-    const { pacer, now } = cutLane({}, 30_000)
+    const { pacer, now } = lumpCutLane({}, 30_000)
     const rate = pacer.ratePerSecond
     // 25 s past the gate (55 s after the 429): still at a tenth of the growth.
     expect(sendUntilRate(pacer, now, now + 55_000)).toBeLessThan(rate * Math.exp(0.002 * 60))
     // With the rule off, the plain 30 s plateau ran out behind the gate: full growth since.
-    const plain = cutLane(OFF, 30_000)
+    const plain = lumpCutLane(OFF, 30_000)
     expect(plain.pacer.ratePerSecond).toBe(rate)
     expect(sendUntilRate(plain.pacer, plain.now, plain.now + 55_000)).toBeGreaterThan(rate * Math.exp(0.02 * 20))
     // Past 60 s the lane probes at full speed again.
@@ -157,16 +140,16 @@ describe('atb: lump plateau (a 429 with a long Retry-After: a quota refilled in 
 
   it('leaves a short Retry-After (continuous quota) and a bare 429 to their own rules', () => {
     for (const retryAfterMs of [1000, 2000, undefined]) {
-      const lane = cutLane({}, retryAfterMs)
-      const plain = cutLane(OFF, retryAfterMs)
+      const lane = lumpCutLane({}, retryAfterMs)
+      const plain = lumpCutLane(OFF, retryAfterMs)
       expect(lane.pacer.ratePerSecond).toBe(plain.pacer.ratePerSecond)
       expect(sendUntilRate(lane.pacer, lane.now, lane.now + 150_000)).toBe(sendUntilRate(plain.pacer, plain.now, plain.now + 150_000))
     }
   })
 
   it('ignores a Retry-After already in the past', () => {
-    const lane = cutLane({}, -5000)
-    const plain = cutLane(OFF, -5000)
+    const lane = lumpCutLane({}, -5000)
+    const plain = lumpCutLane(OFF, -5000)
     expect(sendUntilRate(lane.pacer, lane.now, lane.now + 90_000)).toBe(sendUntilRate(plain.pacer, plain.now, plain.now + 90_000))
   })
 })

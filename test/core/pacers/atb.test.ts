@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { atb, paperAtb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
-import { traffic } from './pacer-traffic.js'
+import { cutLane as cutLaneAt, sendUntilRate, traffic } from './pacer-traffic.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
@@ -485,24 +485,9 @@ describe('atb (polite-fetch default)', () => {
   })
 
   describe('steady plateau (a 429 with a short Retry-After: a continuous quota, empty now)', () => {
-    /** A lane that gets `everyMs`-spaced successes for `count` sends, then a 429 carrying `retryAfterMs`. */
-    function cutLane(options: object, count: number, everyMs: number, retryAfterMs?: number): { pacer: Pacer; now: number } {
-      const pacer = make(options)
-      const now = traffic(pacer, T0, count, everyMs)
-      pacer.onSend(now, 1)
-      pacer.onResult(now, retryAfterMs === undefined ? throttled : { ...throttled, retryAt: now + retryAfterMs })
-      return { pacer, now }
-    }
-    /** Send each time the lane allows, every send admitted, until `until`; returns the rate then. */
-    function sendUntil(pacer: Pacer, from: number, until: number): number {
-      let t = from
-      while (t < until) {
-        t += Math.max(1, pacer.delayMs(t, 1))
-        pacer.onSend(t, 1)
-        pacer.onResult(t, ok)
-      }
-      return pacer.ratePerSecond
-    }
+    const cutLane = (options: object, count: number, everyMs: number, retryAfterMs?: number): { pacer: Pacer; now: number } =>
+      cutLaneAt(options, T0, count, everyMs, retryAfterMs)
+    const sendUntil = sendUntilRate
     const OFF = { steadyPlateauMs: 30_000 }
 
     it('keeps a busy lane on its plateau for 140 s, then grows at full speed', () => {

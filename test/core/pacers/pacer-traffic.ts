@@ -1,7 +1,9 @@
-// Test helper shared by the ATB tests: drive a pacer through a run of attempts in virtual time.
+// Test helpers shared by the ATB tests: drive a pacer through runs of attempts in virtual time.
+import { atb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
 
 const OK: Signal = { kind: 'ok', status: 200 }
+const THROTTLED: Signal = { kind: 'throttled', status: 429 }
 
 /** `count` attempts, one every `everyMs`, each answered at once with `signal`; returns the time after the last. */
 export function traffic(pacer: Pacer, from: number, count: number, everyMs: number, signal: Signal = OK): number {
@@ -12,4 +14,27 @@ export function traffic(pacer: Pacer, from: number, count: number, everyMs: numb
     now += everyMs
   }
   return now
+}
+
+/**
+ * An `atb(options)` lane created at `from` (random draws 0.5) that gets `count` successes `everyMs`
+ * apart, then a 429 carrying a Retry-After of `retryAfterMs` (none: status only).
+ */
+export function cutLane(options: object, from: number, count: number, everyMs: number, retryAfterMs?: number): { pacer: Pacer; now: number } {
+  const pacer = atb(options).create({ now: from, random: () => 0.5 })
+  const now = traffic(pacer, from, count, everyMs)
+  pacer.onSend(now, 1)
+  pacer.onResult(now, retryAfterMs === undefined ? THROTTLED : { ...THROTTLED, retryAt: now + retryAfterMs })
+  return { pacer, now }
+}
+
+/** Send each time the lane allows (gate included), every send admitted, until `until`; returns the rate then. */
+export function sendUntilRate(pacer: Pacer, from: number, until: number): number {
+  let t = from
+  while (t < until) {
+    t += Math.max(1, pacer.delayMs(t, 1))
+    pacer.onSend(t, 1)
+    pacer.onResult(t, OK)
+  }
+  return pacer.ratePerSecond
 }
