@@ -130,3 +130,32 @@ describe('atb on a sliding-window counter (RateLimit headers)', () => {
     expect(fixed.ratePerSecond).toBeLessThan(Infinity)
   })
 })
+
+describe('atb spending horizon on a sliding window', () => {
+  /**
+   * As above (60 left, then 40 ten seconds later, 5 of them the lane's: the fleet spent 3.33/s),
+   * but with the window's end `endInMs` after the second hint: a counter's reset is that end plus
+   * one window.
+   */
+  function laneBeforeWindowEnd(endInMs: number, second = 40): Pacer {
+    const resetAt = T0 + 10_000 + endInMs + 75_000
+    const pacer = make()
+    pacer.onResult(T0, { ...ok, remaining: 60, resetAt, ...policy })
+    for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+    pacer.onResult(T0 + 10_000, { ...ok, remaining: second, resetAt, ...policy })
+    return pacer
+  }
+
+  it('spends what is left by the window end (units left at the end are lost)', () => {
+    // 15 s before the end the fleet may spend 4/3 + (40 − 6) / 15 = 3.6/s: 3.33/s is within it.
+    expect(laneBeforeWindowEnd(15_000).delayMs(T0 + 10_000, 1)).toBe(0)
+    // With the end 40 s away the usual 30 s horizon holds: 2.47/s, the lane is paced.
+    expect(laneBeforeWindowEnd(40_000).delayMs(T0 + 10_000, 1)).toBe(2703)
+  })
+
+  it('wins back a shortfall below the reserve over 20 s, not 30 s', () => {
+    // 3 left: the fleet spent (60 − 3 + 13.3) / 10 = 7.03/s and may spend 4/3 + (3 − 6) / 20 =
+    // 1.18/s (1.23/s over 30 s): the lane's 0.5/s becomes 0.084/s, 11.9 s after its last send.
+    expect(laneBeforeWindowEnd(40_000, 3).delayMs(T0 + 10_000, 1)).toBe(11_888)
+  })
+})
