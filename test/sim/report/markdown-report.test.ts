@@ -33,4 +33,17 @@ describe('renderMarkdown', () => {
     expect(text).toContain('Grid time: 1 s.')
     expect(text).toContain('![A chart](img/a.svg)')
   })
+
+  it('quotes our own figures in the reproduction notes from the rows, not from a past run', () => {
+    const gaps = renderMarkdown(spec, [
+      ...rows,
+      row({ strategy: 'window', throttledVsUbPct: -31.2, completionVsUbPct: 4 }),
+      row({ strategy: 'aatb-paper', throttledVsUbPct: -90, completionVsUbPct: 40.04 }),
+    ])
+    expect(gaps).toContain('so WB behaves almost like UB (-31.2%). The paper\'s -62.7% implies')
+    expect(gaps).toContain('**AATB\'s completion time** (+40.0% against +27.6% on the real trace)')
+    // No 500-request rows in this grid: no bullet about them, and none about WB without a WB row.
+    expect(gaps).not.toContain('The 500-request scenarios')
+    expect(text).not.toContain('WB on the real trace')
+  })
 })
