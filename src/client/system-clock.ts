@@ -8,27 +8,81 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError')
 }
 
+/**
+ * The longest delay setTimeout honours: beyond it (about 24.8 days) Node and browsers fire
+ * after 1 ms instead, so a 30-day deadline would expire at once and a lane gated that far
+ * ahead would wake every millisecond. Longer timers are chained in steps of this size.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1
+
+type TimeoutHandle = ReturnType<typeof setTimeout>
+
+/** A timer longer than MAX_TIMEOUT_MS: one setTimeout per step, `handle` always the current one. */
+class LongTimer<A> {
+  handle: TimeoutHandle
+  private readonly dueAt: number
+
+  constructor(
+    ms: number,
+    private readonly fn: (arg: A) => void,
+    private readonly arg: A,
+    private readonly weak: boolean,
+  ) {
+    this.dueAt = Date.now() + ms
+    this.handle = this.arm(ms)
+  }
+
+  private arm(ms: number): TimeoutHandle {
+    const long = ms > MAX_TIMEOUT_MS
+    const handle = setTimeout(() => {
+      if (long) this.handle = this.arm(Math.max(0, this.dueAt - Date.now()))
+      else this.fn(this.arg)
+    }, long ? MAX_TIMEOUT_MS : ms)
+    if (this.weak && typeof (handle as { unref?: () => void }).unref === 'function') {
+      ;(handle as unknown as { unref: () => void }).unref()
+    }
+    return handle
+  }
+}
+
+function setTimer<A>(ms: number, fn: (arg: A) => void, arg: A, weak?: boolean): unknown {
+  const delayMs = Math.max(0, ms)
+  if (delayMs > MAX_TIMEOUT_MS) return new LongTimer(delayMs, fn, arg, weak === true)
+  const handle: TimeoutHandle = setTimeout(fn, delayMs, arg)
+  // Housekeeping timers (idle sweep, persistence) must not keep a Node process alive.
+  if (weak === true && typeof (handle as { unref?: () => void }).unref === 'function') {
+    ;(handle as unknown as { unref: () => void }).unref()
+  }
+  return handle
+}
+
+function clearTimer(handle: unknown): void {
+  clearTimeout(handle instanceof LongTimer ? handle.handle : (handle as TimeoutHandle))
+}
+
+function settleSleep(resolve: () => void): void {
+  resolve()
+}
+
 /** Resolves after `ms`; rejects with the signal's reason when it aborts first (and clears the timer). */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortReason(signal))
   return new Promise<void>((resolve, reject) => {
     if (signal === undefined) {
-      setTimeout(resolve, Math.max(0, ms))
+      setTimer(ms, settleSleep, resolve)
       return
     }
     const onAbort = (): void => {
-      clearTimeout(timer)
+      clearTimer(timer)
       reject(abortReason(signal))
     }
-    const timer = setTimeout(() => {
+    const timer = setTimer(ms, () => {
       signal.removeEventListener('abort', onAbort)
       resolve()
-    }, Math.max(0, ms))
+    }, undefined)
     signal.addEventListener('abort', onAbort, { once: true })
   })
 }
-
-type TimeoutHandle = ReturnType<typeof setTimeout>
 
 /** The real clock, with the timer fast path the limiter uses. */
 export type SystemClock = Clock & Required<TimerClock>
@@ -38,15 +92,6 @@ export const systemClock: SystemClock = {
   sleep,
   // The limiter's own timers take this callback-style fast path: no promise, no
   // AbortController and no closure per timer on the hot path.
-  setTimer<A>(ms: number, fn: (arg: A) => void, arg: A, weak?: boolean): unknown {
-    const handle: TimeoutHandle = setTimeout(fn, Math.max(0, ms), arg)
-    // Housekeeping timers (idle sweep, persistence) must not keep a Node process alive.
-    if (weak === true && typeof (handle as { unref?: () => void }).unref === 'function') {
-      ;(handle as unknown as { unref: () => void }).unref()
-    }
-    return handle
-  },
-  clearTimer(handle: unknown): void {
-    clearTimeout(handle as TimeoutHandle)
-  },
+  setTimer,
+  clearTimer,
 }
