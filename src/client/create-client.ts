@@ -4,6 +4,7 @@
 import { RouteScopes } from '../core/scope.js'
 import { startClientTelemetry } from './client-telemetry.js'
 import { createLimiter, type Limiter } from './create-limiter.js'
+import { ClosedError } from './errors.js'
 import { type FetchContext, type FetchFunction, FetchJob } from './fetch-job.js'
 import { HeaderSampling } from './header-sampling.js'
 import { OriginCache } from './origin-cache.js'
@@ -87,6 +88,10 @@ export function createClient(options: ClientOptions = {}): Client {
     headerSampling: new HeaderSampling(),
   }
 
+  // Aborted by close(), to end calls still reading their Request body (they are not in a lane yet).
+  // Only when the client owns its limiter: a shared one keeps serving after this client closes.
+  const closing = options.limiter === undefined ? new AbortController() : undefined
+
   const telemetry =
     options.telemetry === undefined
       ? undefined
@@ -165,7 +170,7 @@ export function createClient(options: ClientOptions = {}): Client {
     } else if (request !== undefined && request.body !== null) {
       // init.body null/undefined means "the Request's own body", as in fetch.
       if (request.bodyUsed) throw new TypeError('polite-fetch: the Request body has already been used')
-      pendingRead = readBounded(request.body, clientOptions.maxBodyBytes)
+      pendingRead = readBounded(request.body, clientOptions.maxBodyBytes, [job.signal, closing?.signal])
     }
 
     const idempotent =
@@ -193,6 +198,7 @@ export function createClient(options: ClientOptions = {}): Client {
     on: (event, listener) => limiter.on(event, listener),
     close: () => {
       telemetry?.stop()
+      closing?.abort(new ClosedError('polite-fetch: the limiter was closed'))
       return options.limiter === undefined ? limiter.close() : Promise.resolve()
     },
   }

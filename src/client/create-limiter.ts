@@ -500,6 +500,10 @@ class Engine implements CallOwner, SplitHost {
     if (call.state === 'running' && !call.timerIsDeadline) {
       // Per-attempt timeout: the attempt rejects with this reason and counts as an error signal.
       call.controller?.abort(new DOMException('polite-fetch: the attempt timed out', 'TimeoutError'))
+      // An attempt that ignores its signal must still not outlive the call's deadline: watch it
+      // like the deadline of an attempt without a timeout (onDeadlines ends it).
+      call.timerIsDeadline = true
+      if (call.state === 'running' && Number.isFinite(call.deadlineAt)) this.#watchDeadline(call.deadlineAt, this.o.clock.now())
       return
     }
     const lane = call.lane

@@ -22,9 +22,53 @@ export type BoundedBody =
   /** Over the bound: the part already read followed by the rest, to be sent once. */
   | { replayable: false; stream: ReadableStream<Uint8Array> }
 
-/** Reads `body` whole if it fits in `maxBytes`; otherwise returns a stream that sends it all, once. */
-export async function readBounded(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<BoundedBody> {
+/**
+ * Reads `body` whole if it fits in `maxBytes`; otherwise returns a stream that sends it all, once.
+ * The read can take as long as the stream's producer: when one of `stops` aborts first, the read
+ * rejects with its reason and the body is cancelled, so a caller's abort (or the client's close)
+ * settles the call even while its body is still arriving.
+ */
+export function readBounded(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  stops: readonly (AbortSignal | undefined)[] = [],
+): Promise<BoundedBody> {
   const reader = body.getReader()
+  const signals = stops.filter((signal): signal is AbortSignal => signal !== undefined)
+  if (signals.length === 0) return read(reader, maxBytes)
+  return new Promise<BoundedBody>((resolve, reject) => {
+    const listeners: [AbortSignal, () => void][] = []
+    const detach = (): void => {
+      for (const [signal, listener] of listeners) signal.removeEventListener('abort', listener)
+    }
+    const stop = (signal: AbortSignal): void => {
+      detach()
+      reject(signal.reason)
+      reader.cancel(signal.reason).catch(() => {})
+    }
+    for (const signal of signals) {
+      if (signal.aborted) {
+        stop(signal)
+        return
+      }
+      const listener = (): void => stop(signal)
+      listeners.push([signal, listener])
+      signal.addEventListener('abort', listener)
+    }
+    read(reader, maxBytes).then(
+      (result) => {
+        detach()
+        resolve(result)
+      },
+      (error: unknown) => {
+        detach()
+        reject(error)
+      },
+    )
+  })
+}
+
+async function read(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<BoundedBody> {
   const chunks: Uint8Array[] = []
   let total = 0
   for (;;) {

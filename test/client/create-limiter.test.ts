@@ -398,6 +398,18 @@ describe('createLimiter: safety and settling', () => {
     expect(strategy.pacers[0]?.results()).toEqual([{ kind: 'error', status: 0 }])
   })
 
+  it('ends a call at its deadline when a timed-out attempt ignores its signal', async () => {
+    const { limiter, clock } = setup({ timeoutMs: 500, deadlineMs: 2_000 })
+    // An attempt that never settles and never looks at its signal (a fetch without abort support).
+    const deaf: Job<string> = { scope: 's', attempt: () => new Promise<AttemptOutcome<string>>(() => {}) }
+    const call = track(limiter.run(deaf))
+    await clock.advance(500)
+    expect(call.settled).toBe(false)
+    await clock.advance(1_500)
+    expect(call.error).toBeInstanceOf(DeadlineError)
+    expect(limiter.stats()[0]?.inFlight).toBe(1) // abandoned, not cancelled: its slot frees when it ends
+  })
+
   it('does not feed neutral (already paced) outcomes to the pacer and never retries them', async () => {
     const { limiter, log, strategy } = setup()
     const call = track(limiter.run(log.job('s', 'a')))
