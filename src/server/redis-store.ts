@@ -7,7 +7,7 @@ import { Redis } from 'ioredis'
 import type { RedisOptions } from 'ioredis'
 import { OVERFLOW_CLIENT_ID, resolveAggregatorOptions } from '../telemetry/aggregator.js'
 import type { AggregatorOptions } from '../telemetry/aggregator.js'
-import { PROTOCOL_VERSION, quotaHintPerSecond } from '../telemetry/protocol.js'
+import { learnableQuotaPerSecond, PROTOCOL_VERSION } from '../telemetry/protocol.js'
 import type { TelemetryReply } from '../telemetry/protocol.js'
 import { READ_SCRIPT, REPORT_SCRIPT } from './redis-scripts.js'
 import { StoreUnavailableError } from './telemetry-store.js'
@@ -93,8 +93,12 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     const quota = configured ?? (learned ? Number(learned) : undefined)
     if (quota !== undefined && quota > 0 && Number.isFinite(quota)) {
       const w = Number(weight)
-      reply.quotaPerSecond = quota
-      reply.fairSharePerSecond = (quota * w) / Math.max(Number(weightSum), w)
+      const fairSharePerSecond = (quota * w) / Math.max(Number(weightSum), w)
+      // A tiny rate split many ways can underflow to 0, which no valid reply carries.
+      if (fairSharePerSecond > 0) {
+        reply.quotaPerSecond = quota
+        reply.fairSharePerSecond = fairSharePerSecond
+      }
     }
     return reply
   }
@@ -111,7 +115,9 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     client,
     report: (report, now, configured) => call(async () => {
       const weight = Math.min(o.maxBacklogWeight, Math.max(1, report.backlog ?? 0))
-      const hint = report.quota ? String(quotaHintPerSecond(report.quota)) : ''
+      // A hint no reply could carry is not stored (see learnableQuotaPerSecond).
+      const learned = report.quota && learnableQuotaPerSecond(report.quota)
+      const hint = learned === undefined ? '' : String(learned)
       const values = await client.politeReport(
         ...keys(report.scope), ...common(now),
         report.clientId, report.attempts, report.throttled, weight, hint,

@@ -66,6 +66,9 @@ function send(res: ServerResponse, out: TelemetryResponse, close: boolean): void
   res.end(out.status === 204 ? undefined : out.body)
 }
 
+/** The authority of the URL the web path builds; any fixed valid host does. */
+const WEB_PATH_AUTHORITY = 'localhost'
+
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const handler = options.handler ?? createTelemetryHandler(options.options)
   const fastPath = options.fastPath ?? true
@@ -95,7 +98,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       )
       return
     }
-    void webPath(handler, req, res, host, remoteAddress)
+    void webPath(handler, req, res, WEB_PATH_AUTHORITY, remoteAddress)
   })
   // Bound how long a slow or hostile client may hold a connection.
   server.requestTimeout = 10_000
@@ -123,7 +126,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   }
 }
 
-async function webPath(handler: TelemetryHandler, req: IncomingMessage, res: ServerResponse, host: string, remoteAddress: string | undefined): Promise<void> {
+async function webPath(handler: TelemetryHandler, req: IncomingMessage, res: ServerResponse, authority: string, remoteAddress: string | undefined): Promise<void> {
   try {
     const headers = new Headers()
     for (const [name, value] of Object.entries(req.headers)) {
@@ -155,7 +158,9 @@ async function webPath(handler: TelemetryHandler, req: IncomingMessage, res: Ser
           },
         }, { highWaterMark: 1 })
       : null
-    const request = new Request(`http://${req.headers.host ?? host}${req.url ?? '/'}`, {
+    // The handler reads only the path and query: the authority is ours, never the client's
+    // Host header, which node passes through unchecked ("a b" would make the URL throw → 500).
+    const request = new Request(`http://${authority}${req.url ?? '/'}`, {
       method,
       headers,
       body,

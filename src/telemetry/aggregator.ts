@@ -12,7 +12,7 @@
 // its presence once per active bucket, its backlog weight at most `maxBacklogWeight`,
 // and a scope tracks at most `maxClientsPerScope` distinct ids (more ids share one
 // overflow entry), so spoofed ids cannot inflate the active count without bound.
-import { quotaHintPerSecond } from './protocol.js'
+import { learnableQuotaPerSecond } from './protocol.js'
 import type { TelemetryReply, TelemetryReport } from './protocol.js'
 import { PROTOCOL_VERSION } from './protocol.js'
 
@@ -184,8 +184,12 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     }
     const quotaPerSecond = quota ?? state?.learnedQuotaPerSecond
     if (quotaPerSecond !== undefined && quotaPerSecond > 0) {
-      result.quotaPerSecond = quotaPerSecond
-      result.fairSharePerSecond = (quotaPerSecond * weight) / Math.max(weightSum, weight)
+      const fairSharePerSecond = (quotaPerSecond * weight) / Math.max(weightSum, weight)
+      // A tiny rate split many ways can underflow to 0, which no valid reply carries.
+      if (fairSharePerSecond > 0) {
+        result.quotaPerSecond = quotaPerSecond
+        result.fairSharePerSecond = fairSharePerSecond
+      }
     }
     return result
   }
@@ -246,7 +250,9 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       entry.throttledIndex = reportIndex
       state.slotThrottled[slot]! += 1
     }
-    if (input.quota) state.learnedQuotaPerSecond = quotaHintPerSecond(input.quota)
+    // A hint no reply could carry is ignored; the scope keeps the rate it had.
+    const learned = input.quota && learnableQuotaPerSecond(input.quota)
+    if (learned !== undefined) state.learnedQuotaPerSecond = learned
     return reply(state, input.scope, now, configuredQuotaPerSecond, weight)
   }
 

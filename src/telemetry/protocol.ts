@@ -216,6 +216,16 @@ export function quotaHintPerSecond(hint: QuotaHint): number {
   return hint.quota / (hint.windowMs / 1000)
 }
 
+/**
+ * The rate a server may learn from a hint, or undefined when it is one no reply could carry:
+ * each field is in range on its own, but a huge quota over a sub-millisecond window is an
+ * infinite or absurd rate, and announcing it would make every reply on the scope invalid.
+ */
+export function learnableQuotaPerSecond(hint: QuotaHint): number | undefined {
+  const rate = quotaHintPerSecond(hint)
+  return rate > 0 && rate <= MAX_RATE_PER_SECOND ? rate : undefined
+}
+
 /** The reply as the core's `Aggregate` (what `Pacer.onAggregate` takes). */
 export function replyToAggregate(reply: TelemetryReply): Aggregate {
   const aggregate: Aggregate = {

@@ -54,6 +54,15 @@ for (const transport of transports) {
       expect(reply.json().error).toBe(error)
     })
 
+    it('accepts a report with an absurd quota hint but never announces a rate no client accepts', async () => {
+      const e = await open({ quotas: {} })
+      const reply = await e.send('POST', '/v1/report', { headers: json, body: report({ quota: { quota: 1e9, windowMs: 5e-324 } }) })
+      expect(reply.status).toBe(200)
+      expect(validateReply(reply.json())).toMatchObject({ ok: true })
+      const read = await e.send('GET', '/v1/aggregate?scope=api', { headers: { authorization: `Bearer ${TOKEN}` } })
+      expect(validateReply(read.json())).toMatchObject({ ok: true })
+    })
+
     it('rejects invalid UTF-8 with 400', async () => {
       const e = await open()
       const reply = await e.send('POST', '/v1/report', { headers: json, body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) })

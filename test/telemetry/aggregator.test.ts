@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createAggregator, PAPER_AGGREGATOR_OPTIONS } from '../../src/telemetry/aggregator.js'
+import { validateReply } from '../../src/telemetry/protocol.js'
 import type { TelemetryReport } from '../../src/telemetry/protocol.js'
 
 const T0 = 1_700_000_000_000 // a multiple of 10 000: bucket boundaries are easy to reason about
@@ -78,6 +79,26 @@ describe('createAggregator', () => {
     agg.report(r('b', 1, 0, { quota: { quota: 120, windowMs: 60_000 } }), T0)
     expect(agg.read('s', T0)).toMatchObject({ quotaPerSecond: 2, fairSharePerSecond: 1 })
     expect(agg.read('s', T0, 10).quotaPerSecond).toBe(10) // configuration wins
+  })
+
+  it('ignores a quota hint whose rate no reply could carry, keeping the rate it had', () => {
+    const agg = createAggregator()
+    agg.report(r('a', 1, 0, { quota: { quota: 120, windowMs: 60_000 } }), T0)
+    // Each field is in range, but 1e9 per 5e-324 ms is an infinite rate, 1e9 per 0.5 ms is 2e12/s.
+    for (const windowMs of [5e-324, 0.5]) {
+      const reply = agg.report(r('b', 1, 0, { quota: { quota: 1e9, windowMs } }), T0)
+      expect(validateReply(reply)).toMatchObject({ ok: true })
+      expect(reply.quotaPerSecond).toBe(2)
+    }
+    expect(agg.read('s', T0)).toMatchObject({ quotaPerSecond: 2 })
+  })
+
+  it('omits a learned rate whose fair share underflows to 0', () => {
+    const agg = createAggregator()
+    agg.report(r('big', 1, 0, { backlog: 16, quota: { quota: 5e-324, windowMs: 1000 } }), T0)
+    const reply = agg.read('s', T0)
+    expect(validateReply(reply)).toMatchObject({ ok: true })
+    expect(reply.fairSharePerSecond).toBeUndefined()
   })
 
   it('drops idle scopes and caps the number of scopes', () => {
