@@ -134,7 +134,7 @@ export function createClient(options: ClientOptions = {}): Client {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined // data:, blob:, file: have no quota
       origin = url.origin
     }
-    const method = init?.method === undefined && request === undefined ? 'GET' : (init?.method ?? request?.method ?? 'GET').toUpperCase()
+    const method = init?.method === undefined && request === undefined ? 'GET' : String(init?.method ?? request?.method ?? 'GET').toUpperCase()
     const polite = init?.politeFetch
     const job = new FetchJob(context, input, method, origin, url?.pathname, url?.href ?? href)
     job.signal =

@@ -393,11 +393,12 @@ class Engine implements CallOwner, SplitHost {
       return
     }
     const pacer = lane.pacer as Pacer
+    const finalFailure = outcome === undefined ? call.job.finalFailure?.(error) : undefined
     const decision = decideRetry({
       now,
       signal,
-      retryable: outcome === undefined ? true : outcome.retryable === true,
-      reason: outcome?.reason,
+      retryable: outcome === undefined ? finalFailure === undefined : outcome.retryable === true,
+      reason: outcome?.reason ?? finalFailure,
       retryErrors: call.job.retryErrors === true,
       failures: call.attempts,
       retries: call.retries,

@@ -38,6 +38,9 @@ export type BodySource =
 
 const NO_BODY: BodySource = { kind: 'none' }
 
+/** The give-up reason of a request fetch refuses to send at all. */
+export const INVALID_REQUEST = 'invalid-request'
+
 /** The signal of a response our service worker already paced (not fed to the pacer). */
 function pacedUpstream(status: number): Signal {
   return { kind: 'ok', status }
@@ -146,6 +149,23 @@ export class FetchJob implements Job<Response> {
       },
       (error: unknown) => report.failed(error),
     )
+  }
+
+  /**
+   * fetch rejects both a network failure and an invalid request (a bad header name, a forbidden
+   * method) with a TypeError. Building the same request again tells them apart: if that throws,
+   * no attempt can succeed and the caller gets the error now.
+   */
+  finalFailure(error: unknown): string | undefined {
+    if (!(error instanceof TypeError)) return undefined
+    const body = this.body.kind === 'value' ? this.body.value : undefined
+    try {
+      // The URL, not a Request input: a Request was checked when it was built, and its body may be used.
+      new Request(this.#href, { ...this.init, method: this.method, signal: undefined, body })
+    } catch {
+      return INVALID_REQUEST
+    }
+    return undefined
   }
 
   attempt(attemptSignal: AbortSignal | undefined, attemptNumber: number): Promise<AttemptOutcome<Response>> {

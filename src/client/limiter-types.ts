@@ -84,6 +84,13 @@ export interface Job<T> {
    * request may have been processed, so sending it again is not ours to decide.
    */
   retryErrors?: boolean
+  /**
+   * The job's verdict on an attempt that failed without a response: a give-up reason when sending
+   * again cannot help (the request itself is invalid: a bad header name, a forbidden method), so
+   * the caller gets the error at once instead of after retries until its deadline; undefined
+   * leaves the failure to `retryErrors`. Asked only on the failure path.
+   */
+  finalFailure?(error: unknown): string | undefined
   /** Higher runs first among queued calls of the same lane (default 0). Retries keep their place. */
   priority?: number
   /** Overrides the limiter's `deadlineMs` for this call. */

@@ -228,6 +228,7 @@ export interface ResolvedClientOptions {
 }
 
 export function resolveClientOptions(options: ClientOptions = {}): ResolvedClientOptions {
+  if (typeof options !== 'object' || options === null) fail('options', 'an object', options)
   for (const name of ['fetch', 'scope', 'cost'] as const) {
     const value = options[name]
     if (value !== undefined && typeof value !== 'function') fail(name, 'a function', value)

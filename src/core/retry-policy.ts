@@ -15,6 +15,7 @@ export type GiveUpReason =
   | 'not-retryable'
   | 'body-not-replayable'
   | 'unsafe-to-retry'
+  | 'invalid-request'
   | 'retry-budget'
   | 'retry-after-too-long'
   | 'deadline'

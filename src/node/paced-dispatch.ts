@@ -49,6 +49,9 @@ export interface PacingContext {
 /** Why a throttled response was passed through instead of retried. */
 export const BODY_NOT_REPLAYABLE = 'body-not-replayable'
 
+/** Why a dispatch undici refused as malformed was not retried. */
+export const INVALID_REQUEST = 'invalid-request'
+
 type AbortListener = ((this: AbortSignal, event: Event) => unknown) | { handleEvent(event: Event): unknown }
 
 /**
@@ -298,8 +301,16 @@ export class PacedDispatch
     attempt.retryable = this.#replayable
     if (!this.#replayable) attempt.reason = BODY_NOT_REPLAYABLE
     const statusCode = attempt.statusCode
-    // No response: whether the request may be sent again is the job's `retryErrors`.
-    if (statusCode === 0) return
+    if (statusCode === 0) {
+      // undici refuses a malformed request (bad header, method or path) before sending it:
+      // no attempt can succeed, so the caller gets the error now, not after retries.
+      if (attempt.error instanceof errors.InvalidArgumentError) {
+        attempt.retryable = false
+        attempt.reason = INVALID_REQUEST
+      }
+      // Otherwise whether the request may be sent again is the job's `retryErrors`.
+      return
+    }
     let signal: Signal
     try {
       signal = this.#context.readSignals(statusCode, attempt.rawHeaders, this.#context.now)

@@ -253,6 +253,28 @@ describe('createClient: bodies', () => {
 })
 
 describe('createClient: safety', () => {
+  it('rejects a request fetch refuses to send (bad header name) at once, without retrying', async () => {
+    makeClient()
+    const giveUp = next('give-up')
+    // The clock never moves: a retried call would wait on it and never settle.
+    await expect(client.fetch(`${server.origin}/a`, { headers: { 'bad name': 'x' } })).rejects.toThrow(TypeError)
+    expect((await giveUp).reason).toBe('invalid-request')
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('still retries a GET whose TypeError is a network failure', async () => {
+    makeClient()
+    server.reply('destroy')
+    const call = track(client.fetch(`${server.origin}/a`))
+    const retry = await next('retry')
+    await clock.advance(retry.delayMs)
+    expect((await call.promise).status).toBe(200)
+  })
+
+  it('createClient(null) fails with the option error', () => {
+    expect(() => createClient(null as never)).toThrow('option `options` must be an object')
+  })
+
   it('does not retry a POST after a network error', async () => {
     makeClient()
     server.reply('destroy')

@@ -236,6 +236,15 @@ describe.each(SHELLS)('%s with undici.request', (shell) => {
     await expect(inFlight).rejects.toMatchObject({ name: 'ClosedError' })
   })
 
+  it('a request undici refuses as malformed fails at once, not retried until the deadline', async () => {
+    const { server, dispatcher, giveUps } = await setup(() => ({ status: 200 }))
+    await expect(request(`${server.url}/`, { dispatcher, headers: { 'bad name': 'x' } })).rejects.toMatchObject({
+      code: 'UND_ERR_INVALID_ARG',
+    })
+    expect(server.received).toHaveLength(0)
+    expect(giveUps.map((e) => e.reason)).toEqual(['invalid-request'])
+  })
+
   it('a network failure is retried for GET but not for POST', async () => {
     const dropFirst = (n: number): Reply => (n === 1 ? { status: 0, destroy: true } : { status: 200, body: 'fine' })
     const get = await setup(dropFirst, { errorBackoffBaseMs: 1 })
