@@ -119,9 +119,10 @@ export interface ClientOptions extends LimiterOptions {
   maxLearnedRoutes?: number
   /**
    * Learn from status codes alone that a route has a limit of its own: when, in an origin's lane,
-   * 429s pile up on one route (method + path template: at least 3 in 30 s, at least 2/3 of its
-   * responses) while the lane's other routes keep succeeding (3 successes since, almost no 429s),
-   * the route moves to a lane of its own (`origin#~route:POST /products`, a `split` event) and,
+   * 429s pile up on one route (method + path template: at least 3 in 30 s, at least a third of its
+   * responses, 2 of them between other routes' successes) while the lane's other routes keep
+   * succeeding (3 successes since, almost no 429s), the route moves to a lane of its own
+   * (`origin#~route:POST /products`, a `split` event) and,
    * when all those 429s were the route's, the origin's lane starts afresh. A shared quota, which
    * throttles every route, never splits; `scope(request)` and policy names the server sends
    * take precedence. @default true
