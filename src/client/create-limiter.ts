@@ -500,11 +500,15 @@ class Engine implements CallOwner, SplitHost {
     call.timer = undefined
     if (call.state === 'running' && !call.timerIsDeadline) {
       // Per-attempt timeout: the attempt rejects with this reason and counts as an error signal.
+      const attempt = call.attempts
       call.controller?.abort(new DOMException('polite-fetch: the attempt timed out', 'TimeoutError'))
       // An attempt that ignores its signal must still not outlive the call's deadline: watch it
-      // like the deadline of an attempt without a timeout (onDeadlines ends it).
-      call.timerIsDeadline = true
-      if (call.state === 'running' && Number.isFinite(call.deadlineAt)) this.#watchDeadline(call.deadlineAt, this.o.clock.now())
+      // like the deadline of an attempt without a timeout (onDeadlines ends it). Not when the
+      // abort already ended it (a synchronous report may even have started the next attempt).
+      if (call.state === 'running' && call.attempts === attempt) {
+        call.timerIsDeadline = true
+        if (Number.isFinite(call.deadlineAt)) this.#watchDeadline(call.deadlineAt, this.o.clock.now())
+      }
       return
     }
     const lane = call.lane

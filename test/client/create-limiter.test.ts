@@ -410,6 +410,25 @@ describe('createLimiter: safety and settling', () => {
     expect(limiter.stats()[0]?.inFlight).toBe(1) // abandoned, not cancelled: its slot frees when it ends
   })
 
+  it('a timed-out attempt whose abort starts the next one at once leaves that attempt its own timeout', async () => {
+    const { limiter, clock } = setup({ timeoutMs: 500, deadlineMs: 10_000, intervalMs: 0, errorBackoffBaseMs: 0 })
+    // Attempts 1 and 2 fail synchronously when aborted (the retry then starts inside the abort); 3 succeeds.
+    const job: Job<string> = {
+      scope: 's',
+      retryErrors: true,
+      attempt: () => Promise.reject(new Error('unused')),
+      start(signal, attempt, report: AttemptReport<string>) {
+        if (attempt === 3) report.done({ signal: ok, value: 'third', retryable: true })
+        else signal?.addEventListener('abort', () => report.failed(signal.reason))
+      },
+    }
+    const call = track(limiter.run(job))
+    await clock.advance(500)
+    await clock.advance(500)
+    await flushPromises()
+    expect(call.value).toBe('third')
+  })
+
   it('does not feed neutral (already paced) outcomes to the pacer and never retries them', async () => {
     const { limiter, log, strategy } = setup()
     const call = track(limiter.run(log.job('s', 'a')))
