@@ -3,6 +3,7 @@
 // A class, so the per-call state lives in one object and the methods are shared. It is
 // a callback-style job (`start`): the limiter hears of the response straight from the
 // fetch promise, without an async frame per attempt in between.
+import { INVALID_REQUEST } from '../core/retry-policy.js'
 import { laneRoute } from '../core/route-split.js'
 import type { RouteScopes } from '../core/scope.js'
 import { statusSignal } from '../core/signals/index.js'
@@ -38,8 +39,6 @@ export type BodySource =
 
 const NO_BODY: BodySource = { kind: 'none' }
 
-/** The give-up reason of a request fetch refuses to send at all. */
-export const INVALID_REQUEST = 'invalid-request'
 
 /** The signal of a response our service worker already paced (not fed to the pacer). */
 function pacedUpstream(status: number): Signal {

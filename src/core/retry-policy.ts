@@ -11,6 +11,9 @@
 //   or beyond the call's deadline fails fast instead of sleeping through it.
 import type { Random, Signal } from './types.js'
 
+/** Give-up reason of a request that cannot be sent at all (fetch or undici refuse it as malformed). */
+export const INVALID_REQUEST = 'invalid-request'
+
 export type GiveUpReason =
   | 'not-retryable'
   | 'body-not-replayable'

@@ -10,6 +10,7 @@
 import type { Dispatcher } from 'undici'
 import { errors } from 'undici'
 import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../client/limiter-types.js'
+import { INVALID_REQUEST } from '../core/retry-policy.js'
 import type { Signal } from '../core/types.js'
 import { AttemptHandler, type AttemptOwner, type DeliveryTarget } from './attempt-handler.js'
 import { isIdempotent, isReplayableBody, parseRawHeaders, type RawHeaders } from './dispatch-request.js'
@@ -49,8 +50,6 @@ export interface PacingContext {
 /** Why a throttled response was passed through instead of retried. */
 export const BODY_NOT_REPLAYABLE = 'body-not-replayable'
 
-/** Why a dispatch undici refused as malformed was not retried. */
-export const INVALID_REQUEST = 'invalid-request'
 
 type AbortListener = ((this: AbortSignal, event: Event) => unknown) | { handleEvent(event: Event): unknown }
 
