@@ -38,30 +38,26 @@ class LongTimer<A> {
       if (long) this.handle = this.arm(Math.max(0, this.dueAt - Date.now()))
       else this.fn(this.arg)
     }, long ? MAX_TIMEOUT_MS : ms)
-    if (this.weak && typeof (handle as { unref?: () => void }).unref === 'function') {
-      ;(handle as unknown as { unref: () => void }).unref()
-    }
-    return handle
+    return weakly(handle, this.weak)
   }
 }
 
-function setTimer<A>(ms: number, fn: (arg: A) => void, arg: A, weak?: boolean): unknown {
-  const delayMs = Math.max(0, ms)
-  if (delayMs > MAX_TIMEOUT_MS) return new LongTimer(delayMs, fn, arg, weak === true)
-  const handle: TimeoutHandle = setTimeout(fn, delayMs, arg)
-  // Housekeeping timers (idle sweep, persistence) must not keep a Node process alive.
-  if (weak === true && typeof (handle as { unref?: () => void }).unref === 'function') {
+/** Housekeeping timers (idle sweep, persistence) must not keep a Node process alive. */
+function weakly(handle: TimeoutHandle, weak: boolean): TimeoutHandle {
+  if (weak && typeof (handle as { unref?: () => void }).unref === 'function') {
     ;(handle as unknown as { unref: () => void }).unref()
   }
   return handle
 }
 
-function clearTimer(handle: unknown): void {
-  clearTimeout(handle instanceof LongTimer ? handle.handle : (handle as TimeoutHandle))
+function setTimer<A>(ms: number, fn: (arg: A) => void, arg: A, weak?: boolean): unknown {
+  const delayMs = Math.max(0, ms)
+  if (delayMs > MAX_TIMEOUT_MS) return new LongTimer(delayMs, fn, arg, weak === true)
+  return weakly(setTimeout(fn, delayMs, arg), weak === true)
 }
 
-function settleSleep(resolve: () => void): void {
-  resolve()
+function clearTimer(handle: unknown): void {
+  clearTimeout(handle instanceof LongTimer ? handle.handle : (handle as TimeoutHandle))
 }
 
 /** Resolves after `ms`; rejects with the signal's reason when it aborts first (and clears the timer). */
@@ -69,7 +65,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortReason(signal))
   return new Promise<void>((resolve, reject) => {
     if (signal === undefined) {
-      setTimer(ms, settleSleep, resolve)
+      setTimer(ms, resolve, undefined)
       return
     }
     const onAbort = (): void => {
