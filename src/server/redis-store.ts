@@ -5,7 +5,7 @@
 // trying forever, so the store recovers by itself when Redis comes back.
 import { Redis } from 'ioredis'
 import type { RedisOptions } from 'ioredis'
-import { OVERFLOW_CLIENT_ID, resolveAggregatorOptions } from '../telemetry/aggregator.js'
+import { addFairShare, OVERFLOW_CLIENT_ID, resolveAggregatorOptions } from '../telemetry/aggregator.js'
 import type { AggregatorOptions } from '../telemetry/aggregator.js'
 import { learnableQuotaPerSecond, PROTOCOL_VERSION } from '../telemetry/protocol.js'
 import type { TelemetryReply } from '../telemetry/protocol.js'
@@ -90,16 +90,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       throttledReports: Number(throttled),
       windowMs: o.reportWindowMs,
     }
-    const quota = configured ?? (learned ? Number(learned) : undefined)
-    if (quota !== undefined && quota > 0 && Number.isFinite(quota)) {
-      const w = Number(weight)
-      const fairSharePerSecond = (quota * w) / Math.max(Number(weightSum), w)
-      // A tiny rate split many ways can underflow to 0, which no valid reply carries.
-      if (fairSharePerSecond > 0) {
-        reply.quotaPerSecond = quota
-        reply.fairSharePerSecond = fairSharePerSecond
-      }
-    }
+    addFairShare(reply, configured ?? (learned ? Number(learned) : undefined), Number(weight), Number(weightSum))
     return reply
   }
 

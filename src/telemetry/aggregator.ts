@@ -182,15 +182,7 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       throttledReports: throttled,
       windowMs: o.reportWindowMs,
     }
-    const quotaPerSecond = quota ?? state?.learnedQuotaPerSecond
-    if (quotaPerSecond !== undefined && quotaPerSecond > 0) {
-      const fairSharePerSecond = (quotaPerSecond * weight) / Math.max(weightSum, weight)
-      // A tiny rate split many ways can underflow to 0, which no valid reply carries.
-      if (fairSharePerSecond > 0) {
-        result.quotaPerSecond = quotaPerSecond
-        result.fairSharePerSecond = fairSharePerSecond
-      }
-    }
+    addFairShare(result, quota ?? state?.learnedQuotaPerSecond, weight, weightSum)
     return result
   }
 
@@ -266,4 +258,17 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
   }
 
   return { report, read, prune, scopeCount: () => scopes.size, options: o }
+}
+
+/**
+ * Put the scope's rate and this client's share of it (its weight among all weights) on a
+ * reply; both stores answer with this. Nothing is added without a usable rate, or when a tiny
+ * rate split many ways underflows to 0, which no valid reply carries.
+ */
+export function addFairShare(reply: TelemetryReply, quotaPerSecond: number | undefined, weight: number, weightSum: number): void {
+  if (quotaPerSecond === undefined || !(quotaPerSecond > 0) || !Number.isFinite(quotaPerSecond)) return
+  const fairSharePerSecond = (quotaPerSecond * weight) / Math.max(weightSum, weight)
+  if (!(fairSharePerSecond > 0)) return
+  reply.quotaPerSecond = quotaPerSecond
+  reply.fairSharePerSecond = fairSharePerSecond
 }
