@@ -27,7 +27,7 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
   --grid paper|headline|quick  which grid (default quick)
                                  paper:    15 paper scenarios × all strategies × status-only/retry-after/ratelimit
                                            × token bucket continuous and stepped
-                                 headline: polite-fetch's atb vs UB and aws-adaptive on 4 server models
+                                 headline: polite-fetch's atb and aatb vs UB and aws-adaptive on 4 server models
                                  quick:    3 scenarios, 2 feedback modes (a few seconds)
   --seeds N                    seeds per cell (default 30 for paper/headline, 5 for quick)
   --first-seed N               first seed (default 1)

@@ -51,7 +51,7 @@ export function namedGrid(name: GridName, seeds: number, available: readonly str
         name,
         scenarios: [...PAPER_SCENARIOS],
         servers: ['token-bucket-continuous', 'token-bucket-stepped', 'leaky-bucket', 'sliding-window-counter'],
-        strategies: strategies(['exponential', 'atb', 'aws-adaptive']),
+        strategies: strategies(['exponential', 'atb', 'aatb', 'aws-adaptive']),
         feedbacks: GRID_FEEDBACKS,
       })
     case 'quick':

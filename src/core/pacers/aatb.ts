@@ -17,7 +17,8 @@ import type { Aggregate, Pacer, PacerInit, PacerReport, PacerState, Signal, Stra
 import { resolveAatbOptions, type AatbOptions, type ResolvedAatbOptions } from './aatb-options.js'
 import { createPaperAatbPacer, PAPER_AATB_DEFAULTS, PAPER_AATB_KIND, type PaperAatbOptions } from './aatb-paper.js'
 import { createReportCounter } from './aatb-report.js'
-import { atb } from './atb.js'
+import { createAtbPacer } from './atb-adaptive.js'
+import { resolveAtbOptions, type ResolvedAtbOptions } from './atb-options.js'
 import { matchingState, pastTime } from './pacer-state.js'
 
 export type { AatbOptions } from './aatb-options.js'
@@ -34,10 +35,10 @@ const HURRY_ADMITTED_FACTOR = 3
 /** polite-fetch's telemetry-assisted strategy. Strategy name `aatb`. */
 export function aatb(options: AatbOptions = {}): Strategy {
   const resolved = resolveAatbOptions(options)
-  const inner = atb(resolved.atb)
+  const innerOptions = resolveAtbOptions(resolved.atb)
   return {
     name: AATB_KIND,
-    create: (init: PacerInit): Pacer => createAatbPacer(resolved, inner, init),
+    create: (init: PacerInit): Pacer => createAatbPacer(resolved, innerOptions, init),
   }
 }
 
@@ -64,11 +65,11 @@ export function isSaneAggregate(aggregate: Aggregate): boolean {
     optionalPositive(aggregate.quotaPerSecond) && optionalPositive(aggregate.fairSharePerSecond)
 }
 
-function createAatbPacer(o: ResolvedAatbOptions, inner: Strategy, init: PacerInit): Pacer {
+function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOptions, init: PacerInit): Pacer {
   const now0 = init.now
   const saved = matchingState(init.state, AATB_KIND, STATE_VERSION)
   const innerState = saved && typeof saved.inner === 'object' && saved.inner !== null ? (saved.inner as PacerState) : undefined
-  const base = inner.create(innerState ? { ...init, state: innerState } : { now: init.now, random: init.random })
+  const base = createAtbPacer(innerOptions, innerState ? { ...init, state: innerState } : { now: init.now, random: init.random })
   const reports = createReportCounter({
     reportWindowMs: o.reportWindowMs,
     throttleReportIntervalMs: o.throttleReportIntervalMs,
@@ -144,7 +145,22 @@ function createAatbPacer(o: ResolvedAatbOptions, inner: Strategy, init: PacerIni
    * quota's next step half unused. Server guidance (a Retry-After gate, a quota spread) is never
    * shortened. Hurrying is bounded by what the lane itself got through (3 × its admitted rate).
    */
+  /**
+   * The lane's fair fraction of the quota while a fresh aggregate gives one: the server's
+   * backlog-weighted share, or an equal split among the active clients. It tells the inner
+   * ATB's quota share the lane's fair turn, which it otherwise guesses (see fleetTurnMs in
+   * atb-quota.ts). Unlike the fair-share pacing below it applies without congestion: it only
+   * ever shortens a spacing the quota share would otherwise stretch to its fixed caps.
+   */
+  function fleetFraction(now: number): number | undefined {
+    if (!aggregate || now - aggregateAt > o.aggregateTtlMs) return undefined
+    const { fairSharePerSecond: share, quotaPerSecond: quota } = aggregate
+    const fraction = share !== undefined && quota !== undefined ? share / quota : 1 / Math.max(1, aggregate.activeClients)
+    return fraction > 0 && fraction <= 1 ? fraction : undefined
+  }
+
   function innerDelayMs(now: number, cost: number): number {
+    base.fleetShare = fleetFraction(now)
     let delay = base.delayMs(now, cost)
     if (delay <= 0) return delay
     const rate = base.ratePerSecond
@@ -171,6 +187,7 @@ function createAatbPacer(o: ResolvedAatbOptions, inner: Strategy, init: PacerIni
       return Math.max(innerDelayMs(now, cost), fleetDelayMs(now, cost))
     },
     onSend(now, cost) {
+      base.fleetShare = fleetFraction(now)
       if (base.delayMs(now, cost) > 0) {
         hurried = true
         if (!(lastLocalSuccessAt > lastLocalThrottleAt)) idleProbePending = true

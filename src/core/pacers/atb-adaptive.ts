@@ -37,11 +37,21 @@ const SEND_LOG_ENTRIES = 64
 /** Around a burst start the rate is searched by halving (as TCP halves its window on a loss). */
 const BURST_HALVING = 0.5
 
-export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): Pacer {
+/** The default ATB pacer, with the one input AATB gives it beyond the Pacer seam. */
+export interface AtbLanePacer extends Pacer {
+  /**
+   * This lane's fair fraction (0, 1] of the quota, from a fleet view (AATB's aggregate);
+   * undefined without one. It bounds the quota share's spacing by the lane's fair turn.
+   */
+  fleetShare: number | undefined
+}
+
+export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): AtbLanePacer {
   return new AtbPacer(o, init)
 }
 
-class AtbPacer implements Pacer {
+class AtbPacer implements AtbLanePacer {
+  fleetShare: number | undefined = undefined
   private congested = false
   private lastCongestionAt = 0
   private congestedSince = 0
@@ -335,7 +345,7 @@ class AtbPacer implements Pacer {
     if (guidance !== undefined) {
       const gate = o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
       if (gate > 0) return Math.ceil(gate)
-      if (hasLiveHint(guidance, now)) spread = spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt)
+      if (hasLiveHint(guidance, now)) spread = spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
     }
     if (!this.congested || this.calm(now)) return Math.ceil(spread)
     const need = Math.min(units, o.burstUnits)

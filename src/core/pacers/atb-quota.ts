@@ -192,9 +192,10 @@ export function spreadDelayMs(
   cost: number,
   pacePerSecond: number,
   lastSendAt: number | undefined,
+  fleetShare?: number,
 ): number {
   if (!hasLiveHint(guidance, now)) return 0
-  if (guidance.quotaPerSecond !== undefined) return shareDelayMs(guidance, now, cost, lastSendAt)
+  if (guidance.quotaPerSecond !== undefined) return shareDelayMs(guidance, now, cost, lastSendAt, fleetShare)
   const left = (guidance.remaining as number) - guidance.sentSinceHint
   const timeLeftMs = (guidance.resetAt as number) - now
   if (left - cost >= (pacePerSecond * timeLeftMs) / 1000) return 0
@@ -210,8 +211,16 @@ export function spreadDelayMs(
  * more, every lane scales its own pace by target/F — lanes that all do this bring F to the
  * target within one round, without knowing how many they are. A lane the quota does not
  * constrain (plenty left, or the fleet under target) pays nothing.
+ * `fleetShare` is this lane's fair fraction of the quota when a fleet view knows it (AATB's
+ * aggregate); it bounds the spacing by the lane's fair turn (see fleetTurnMs).
  */
-export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number, lastSendAt: number | undefined): number {
+export function shareDelayMs(
+  guidance: QuotaGuidance,
+  now: number,
+  cost: number,
+  lastSendAt: number | undefined,
+  fleetShare?: number,
+): number {
   const rate = guidance.quotaPerSecond as number
   const fleet = fleetSpending(guidance, now)
   let left = (guidance.remaining as number) - guidance.sentSinceHint
@@ -239,13 +248,33 @@ export function shareDelayMs(guidance: QuotaGuidance, now: number, cost: number,
   // to read the quota again. When even the aged hint says nothing is left, it comes back
   // later: with 100 lanes sharing 80/min a fair turn is 75 s, and probing every 60 s was
   // the main source of 429s of a 100-client fleet.
-  const capMs = guidance.sliding
+  let capMs = guidance.sliding
     ? left < cost ? MAX_EMPTY_SLIDING_SPACING_MS : MAX_SLIDING_SPACING_MS
     : left < cost ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS
+  if (fleetShare !== undefined && guidance.continuous && target > 0) capMs = Math.min(capMs, fleetTurnMs(cost, target, fleetShare))
   if (lastSendAt === undefined) return 0
   const spacingMs = ownPerSecond > 0 ? Math.min(capMs, (cost / ownPerSecond) * 1000) : capMs
   return Math.max(0, lastSendAt + spacingMs - now)
 }
+
+/**
+ * The spacing caps above stand in for a fair turn the lane cannot know: 100 lanes on 80/min are
+ * 75 s apart, 5 lanes 4 s. A fleet view (AATB) knows the lane's fair fraction of the quota, and
+ * with it the turn: the spacing at which this lane spends its fraction of the fleet's target.
+ * At the end of an at-capacity run that is what lets a light lane's last request go when its
+ * turn comes rather than a fixed minute or two after its previous send; in an overloaded
+ * 100-client run it is the 75 s the fixed caps approximate.
+ * Only on a quota that refills continuously (a sliding window included): a fixed window or a
+ * stepped bucket gives units back in lumps, where the spacing is about reading the count again,
+ * not about a turn. Not below MIN_FLEET_TURN_MS: a lane that sends more often reads its own rate
+ * well, and its share reading is better than the fleet's (5-client runs, turns of ~4 s, without
+ * the floor: 0 → 1.2–1.3 429s a run and 1.02 → 1.07 × the oracle's time; on a sliding-window
+ * counter 0 → 9–22 429s).
+ */
+function fleetTurnMs(cost: number, target: number, fleetShare: number): number {
+  return Math.max(MIN_FLEET_TURN_MS, (Math.max(cost, 1) * 1000) / (target * fleetShare))
+}
+const MIN_FLEET_TURN_MS = 10_000
 
 /**
  * The horizon over which the fleet may spend what is left above the reserve (`above`), or must

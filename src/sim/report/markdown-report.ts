@@ -43,6 +43,7 @@ export function renderMarkdown(spec: GridSpec, rows: readonly SimRow[], options:
   out.push(...paperComparison(rows), '')
   out.push(...headlineSection(rows), '')
   out.push(...aatbSection(rows), '')
+  out.push(...fleetViewSection(rows), '')
   out.push(...paperFormTables(spec, rows), '')
   if (options.charts && options.charts.length > 0) {
     out.push('## Charts', '')
@@ -214,7 +215,7 @@ function aatbSection(rows: readonly SimRow[]): string[] {
     out.push('| Scenario | Client model | UB 429s | `aatb` 429s | allowed | Δtime vs UB | oracle× | telemetry msgs / request | result |')
     out.push('|---|---|---|---|---|---|---|---|---|')
     for (const h of mine) {
-      const result = h.pass ? '**pass**' : `**fail** (${[h.throttledOk === false ? '429s' : '', h.completionOk === false ? 'time' : ''].filter(Boolean).join(', ')})`
+      const result = resultOf(h)
       out.push(
         `| ${h.scenario} | ${h.clientModel} | ${num(h.ubThrottled)} | ${num(h.throttled)}${h.throttledOk === false ? ' ✗' : ''} | ` +
           `${num(h.allowedThrottled)} | ${pct(h.completionVsUbPct)}${h.completionOk === false ? ' ✗' : ''} | ${num(h.oracleRatio, 3)} | ` +
@@ -225,13 +226,70 @@ function aatbSection(rows: readonly SimRow[]): string[] {
   return out
 }
 
+/**
+ * Every row where the default misses a target, run again with the fleet's view (`aatb`) and
+ * judged against the same target: what telemetry closes and what it does not.
+ */
+function fleetViewSection(rows: readonly SimRow[]): string[] {
+  const key = (h: HeadlineRow) => `${h.scenario}|${h.server}|${h.feedback}|${h.clientModel}`
+  const fleetRows = evaluateHeadline(rows, 'aatb').filter((h) => h.pass !== undefined)
+  const withFleet = new Map(fleetRows.map((h) => [key(h), h]))
+  const ownRows = evaluateHeadline(rows).filter((h) => h.pass !== undefined)
+  const pairs = ownRows
+    .filter((h) => h.pass === false)
+    .map((h) => [h, withFleet.get(key(h))] as const)
+    .filter((pair): pair is readonly [HeadlineRow, HeadlineRow] => pair[1] !== undefined)
+  if (pairs.length === 0) return []
+  const closed = pairs.filter(([, fleet]) => fleet.pass).length
+  const out = [
+    '## Where `atb` misses: the same rows with the fleet\'s view (`aatb`)',
+    '',
+    'The headline targets applied to `aatb` (the telemetry endpoint\'s aggregator in process), row by row: 429s, time, and ' +
+      'fewer 429s than `aws-adaptive`.',
+    '',
+    '| Server | `atb` rows pass | `aatb` rows pass | `atb` passes, `aatb` fails |',
+    '|---|---|---|---|',
+  ]
+  for (const server of [...new Set(fleetRows.map((h) => h.server))]) {
+    const own = ownRows.filter((h) => h.server === server)
+    const fleet = fleetRows.filter((h) => h.server === server)
+    const lost = own.filter((h) => h.pass && withFleet.get(key(h))?.pass === false)
+    out.push(
+      `| ${server} | ${own.filter((h) => h.pass).length} of ${own.length} | ${fleet.filter((h) => h.pass).length} of ${fleet.length} | ` +
+        `${lost.length === 0 ? '—' : lost.map((h) => `${h.scenario} ${h.feedback}`).join(', ')} |`,
+    )
+  }
+  out.push(
+    '',
+    `Each row \`atb\` fails, with \`aatb\`'s figures: ${closed} of ${pairs.length} pass with the fleet's view.`,
+    '',
+    '| Scenario | Server | Feedback | `atb` 429s | `atb` time | allowed | `aatb` 429s | `aatb` Δtime vs UB | `aatb` oracle× | time target | result |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  )
+  const onOracle = (h: HeadlineRow) => h.completionLimit?.endsWith('oracle') === true
+  const time = (h: HeadlineRow) => (onOracle(h) ? `${num(h.oracleRatio, 3)}×` : pct(h.completionVsUbPct))
+  const mark = (ok: boolean | undefined) => (ok === false ? ' ✗' : '')
+  for (const [own, fleet] of pairs) {
+    out.push(
+      `| ${own.scenario} | ${own.server} | ${own.feedback} | ${num(own.throttled)}${mark(own.throttledOk)} | ${time(own)}${mark(own.completionOk)} | ` +
+        `${num(own.allowedThrottled)} | ${num(fleet.throttled)}${mark(fleet.throttledOk)}${fleet.fewerThanAws === false ? ' (vs aws ✗)' : ''} | ` +
+        `${pct(fleet.completionVsUbPct)}${onOracle(fleet) ? '' : mark(fleet.completionOk)} | ` +
+        `${num(fleet.oracleRatio, 3)}${onOracle(fleet) ? mark(fleet.completionOk) : ''} | ${fleet.completionLimit ?? '—'} | ${resultOf(fleet)} |`,
+    )
+  }
+  return out
+}
+
+function resultOf(h: HeadlineRow): string {
+  if (h.pass === undefined) return '—'
+  if (h.pass) return '**pass**'
+  const why = [h.throttledOk === false ? '429s' : '', h.completionOk === false ? 'time' : '', h.fewerThanAws === false ? 'vs aws' : '']
+  return `**fail** (${why.filter(Boolean).join(', ')})`
+}
+
 function headlineLine(h: HeadlineRow): string {
   const mark = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? '' : ' ✗')
-  const result = h.pass === undefined ? '—' : h.pass ? '**pass**' : `**fail** (${[
-    h.throttledOk === false ? '429s' : '',
-    h.completionOk === false ? 'time' : '',
-    h.fewerThanAws === false ? 'vs aws' : '',
-  ].filter(Boolean).join(', ')})`
+  const result = resultOf(h)
   return `| ${h.scenario} | ${h.feedback} | ${h.clientModel} | ${num(h.ubThrottled)} | ${num(h.throttled)}${mark(h.throttledOk)} | ` +
     `${num(h.allowedThrottled)} | ${num(h.awsThrottled)}${mark(h.fewerThanAws)} | ${pct(h.completionVsUbPct)}${mark(h.completionOk)} | ` +
     `${num(h.oracleRatio, 3)} | ${h.completionLimit ?? '—'} | ${result} |`

@@ -225,3 +225,38 @@ describe('aatb()', () => {
     expect(fresh.delayMs(later, 1)).toBe(0)
   })
 })
+
+describe('aatb() with RateLimit hints: the fleet tells the quota share its turn', () => {
+  const policy: Pick<Signal, 'policies'> = { policies: [{ name: 'default', quota: 100, windowMs: 75_000 }] }
+  /**
+   * A light lane on a continuously refilled bucket (100 per 75 s) that the fleet is draining:
+   * 60 left, one send, 5 left 30 s later. ATB alone waits out its fixed 60 s cap from that send.
+   */
+  function lightLane(pacer: Pacer): Pacer {
+    pacer.onResult(T0, { ...ok, remaining: 60, resetAt: T0 + 30_000, ...policy })
+    pacer.onSend(T0 + 1000, 1)
+    pacer.onResult(T0 + 31_000, { ...ok, remaining: 5, resetAt: T0 + 102_250, ...policy })
+    return pacer
+  }
+  // 50 clients active, none throttled: a calm fleet, which the fair-share pacing ignores.
+  const calmFleet: Aggregate = { activeClients: 50, totalAttempts: 60, throttledReports: 0, windowMs: 30_000, quotaPerSecond: 4 / 3, fairSharePerSecond: 4 / 3 / 50 }
+
+  it('comes back at its fair turn among the fleet rather than at the fixed cap', () => {
+    const alone = lightLane(atb().create({ now: T0, random }))
+    const assisted = aatb().create({ now: T0, random })
+    assisted.onAggregate!(T0 + 20_000, calmFleet)
+    lightLane(assisted)
+    expect(alone.delayMs(T0 + 31_000, 1)).toBe(30_000)
+    const turn = assisted.delayMs(T0 + 31_000, 1)
+    expect(turn).toBeGreaterThan(10_000)
+    expect(turn).toBeLessThan(20_000)
+  })
+
+  it('falls back to the fixed caps once the aggregate is stale', () => {
+    const alone = lightLane(atb().create({ now: T0, random }))
+    const assisted = aatb().create({ now: T0, random })
+    assisted.onAggregate!(T0 + 31_000 - AATB_DEFAULTS.aggregateTtlMs - 1, calmFleet)
+    lightLane(assisted)
+    expect(assisted.delayMs(T0 + 31_000, 1)).toBe(alone.delayMs(T0 + 31_000, 1))
+  })
+})

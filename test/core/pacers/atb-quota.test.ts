@@ -2,6 +2,8 @@
 // reserve, and the share's spacing caps.
 import { describe, expect, it } from 'vitest'
 import { atb } from '../../../src/core/pacers/atb.js'
+import { createAtbPacer } from '../../../src/core/pacers/atb-adaptive.js'
+import { resolveAtbOptions } from '../../../src/core/pacers/atb-options.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
@@ -157,5 +159,54 @@ describe('atb spending horizon on a sliding window', () => {
     // 3 left: the fleet spent (60 − 3 + 13.3) / 10 = 7.03/s and may spend 4/3 + (3 − 6) / 20 =
     // 1.18/s (1.23/s over 30 s): the lane's 0.5/s becomes 0.084/s, 11.9 s after its last send.
     expect(laneBeforeWindowEnd(40_000, 3).delayMs(T0 + 10_000, 1)).toBe(11_888)
+  })
+})
+
+describe('atb share spacing with a fleet view (AATB gives the lane its fair fraction)', () => {
+  /**
+   * A light lane on a continuously refilled bucket (reset = missing units × 0.75 s): 60 left at
+   * T0, one unit sent at T0 + 1 s, 5 left at T0 + 31 s. The fleet spent (55 + 41.3) / 31 = 3.1/s
+   * against a target of 4/3 − 7/30 = 1.1/s, so the lane's own rate (1 unit in 31 s) scales to a
+   * spacing beyond the caps.
+   */
+  function lightLane(fleetShare?: number, first: [number, number] = [60, 30_000], second: [number, number] = [5, 102_250]) {
+    const pacer = createAtbPacer(resolveAtbOptions(), { now: T0, random: () => 0.5 })
+    pacer.fleetShare = fleetShare
+    pacer.onResult(T0, { ...ok, remaining: first[0], resetAt: T0 + first[1], ...policy })
+    pacer.onSend(T0 + 1000, 1)
+    pacer.onResult(T0 + 31_000, { ...ok, remaining: second[0], resetAt: T0 + second[1], ...policy })
+    return pacer
+  }
+
+  it('without one, waits out the fixed caps: 60 s, then 120 s once the aged hint reads empty', () => {
+    const pacer = lightLane()
+    expect(pacer.delayMs(T0 + 31_000, 1)).toBe(30_000)
+    // 9 s later the hint, aged at the fleet's 3.1/s against the 4/3 refill, reads empty.
+    expect(pacer.delayMs(T0 + 40_000, 1)).toBeGreaterThan(60_000)
+  })
+
+  it('with one, comes back at its fair turn instead, however the hint ages', () => {
+    // One of 50: 1 unit / (1/50 of the target) ≈ 45 s from the send at T0 + 1 s, not 60 or 120 s.
+    const pacer = lightLane(1 / 50)
+    const first = pacer.delayMs(T0 + 31_000, 1)
+    expect(first).toBeGreaterThan(10_000)
+    expect(first).toBeLessThan(20_000)
+    expect(pacer.delayMs(T0 + 40_000, 1)).toBeLessThan(first)
+  })
+
+  it('keeps the fixed caps on a quota that gives units back in lumps (a fixed window)', () => {
+    // Both hints announce the same window end, 50 s after T0: nothing comes back before it.
+    // The fleet spent 85 units in 30 s; the lane's 1 unit in 31 s scales to 79 s, capped at 60 s.
+    const lumpy = (fleetShare?: number) => lightLane(fleetShare, [90, 50_000], [5, 50_000])
+    expect(lumpy().delayMs(T0 + 31_000, 1)).toBe(30_000)
+    expect(lumpy(1 / 50).delayMs(T0 + 31_000, 1)).toBe(30_000)
+  })
+
+  it('never spaces closer than 10 s on the fleet view alone (a busier lane reads its own rate)', () => {
+    // Alone in the fleet, the turn is under a second; the floor holds the spacing at 10 s.
+    const pacer = lightLane(1)
+    expect(pacer.delayMs(T0 + 31_000, 1)).toBe(0)
+    pacer.onSend(T0 + 31_000, 1)
+    expect(pacer.delayMs(T0 + 31_500, 1)).toBe(9_500)
   })
 })

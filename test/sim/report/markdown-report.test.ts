@@ -46,4 +46,18 @@ describe('renderMarkdown', () => {
     expect(gaps).not.toContain('The 500-request scenarios')
     expect(text).not.toContain('WB on the real trace')
   })
+
+  it('runs each row atb misses again with aatb, against the same target', () => {
+    const missed = renderMarkdown(spec, [
+      row({ strategy: 'exponential', throttledMean: 1000 }),
+      row({ strategy: 'atb', throttledMean: 150, completionVsUbPct: 9.5 }),
+      row({ strategy: 'aatb', throttledMean: 20, completionVsUbPct: 10 }),
+      row({ strategy: 'aws-adaptive', throttledMean: 1050 }),
+    ])
+    expect(missed).toContain('| token-bucket-continuous | 0 of 1 | 1 of 1 | — |')
+    expect(missed).toContain('Each row `atb` fails, with `aatb`\'s figures: 1 of 1 pass with the fleet\'s view.')
+    expect(missed).toMatch(/\| real-trace-800 \| token-bucket-continuous \| status-only \| 150\.0 ✗ \| \+9\.5% \| 100\.0 \| 20\.0 \| \+10\.0% \| [0-9.]+ \| ≤ 1\.15× UB \| \*\*pass\*\* \|/)
+    // Without a miss there is nothing to show.
+    expect(text).not.toContain('the fleet\'s view (`aatb`)')
+  })
 })
