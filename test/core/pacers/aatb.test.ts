@@ -160,6 +160,20 @@ describe('aatb()', () => {
     expect(pacer.delayMs(now, 1)).toBeGreaterThan(spacingAt(0.25))
   })
 
+  it('counts a fleet below half the quota rate as leaving it unused (the probe), not one above', () => {
+    // The quota is 2/s over a 30 s window: 24 attempts are 40% of it, 36 are 60%.
+    const dryWaitAfter = (attempts: number) => {
+      const pacer = aatb().create({ now: T0, random })
+      let now = throttledAfter(pacer, 20, 5_000)
+      pacer.onAggregate!(now, congested({ fairSharePerSecond: 0.25 }))
+      now += 100
+      pacer.onAggregate!(now, congested({ fairSharePerSecond: 0.25, throttledReports: 0, totalAttempts: attempts }))
+      return pacer.delayMs(now, 1)
+    }
+    expect(dryWaitAfter(24)).toBeLessThanOrEqual(Math.ceil(spacingAt(0.25)))
+    expect(dryWaitAfter(36)).toBeGreaterThan(spacingAt(0.25))
+  })
+
   it('hurries a lane by at most a few times what it got through, whatever the aggregate says', () => {
     const pacer = aatb().create({ now: T0, random })
     let now = throttledAfter(pacer, 3) // three successes: about 0.05/s over the last minute
