@@ -139,13 +139,6 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
   }
 
   /**
-   * The inner ATB's delay. While the fleet's share applies, ATB's own status-only inference may
-   * not hold the lane back beyond its share: after a dry spell ATB cuts its rate to a fraction
-   * of the share (or ×1/8 when a retry failed too) and regains it at 2%/s, which left a stepped
-   * quota's next step half unused. Server guidance (a Retry-After gate, a quota spread) is never
-   * shortened. Hurrying is bounded by what the lane itself got through (3 × its admitted rate).
-   */
-  /**
    * The lane's fair fraction of the quota while a fresh aggregate gives one: the server's
    * backlog-weighted share, or an equal split among the active clients. It tells the inner
    * ATB's quota share the lane's fair turn, which it otherwise guesses (see fleetTurnMs in
@@ -159,6 +152,13 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
     return fraction > 0 && fraction <= 1 ? fraction : undefined
   }
 
+  /**
+   * The inner ATB's delay. While the fleet's share applies, ATB's own status-only inference may
+   * not hold the lane back beyond its share: after a dry spell ATB cuts its rate to a fraction
+   * of the share (or ×1/8 when a retry failed too) and regains it at 2%/s, which left a stepped
+   * quota's next step half unused. Server guidance (a Retry-After gate, a quota spread) is never
+   * shortened by the hurry (the quota spread learns the lane's turn from `fleetShare`). Hurrying is bounded by what the lane itself got through (3 × its admitted rate).
+   */
   function innerDelayMs(now: number, cost: number): number {
     base.fleetShare = fleetFraction(now)
     let delay = base.delayMs(now, cost)
