@@ -17,7 +17,7 @@ import { REAL_SIGNAL_PATH } from '../sim/signal-path.js'
 import { lookupStrategy, strategyLabel, strategyNames } from '../sim/strategies.js'
 import { FEEDBACK_MODES, type Feedback, type ServerKind } from '../sim/types.js'
 import { generateWorkload } from '../sim/workload.js'
-import { runLiveCheck } from '../sim/live/live-check.js'
+import { DEFAULT_SIM_DRAWS, runLiveCheck } from '../sim/live/live-check.js'
 import { textTable } from '../sim/live/text-table.js'
 
 const usage = `usage: polite-fetch simulate [options]
@@ -300,7 +300,10 @@ async function runLive(values: Values): Promise<number> {
     return 1
   }
   const seeds = Array.from({ length: seedCount }, (_, i) => firstSeed + i)
-  process.stderr.write(`live check: ${scenario.name}, ${feedback}, seeds ${seeds.join(',')}, time x${timeScale}…\n`)
+  process.stderr.write(
+    `live check: ${scenario.name}, ${feedback}, seeds ${seeds.join(',')}, time x${timeScale} ` +
+      `(sim: the mean of ${DEFAULT_SIM_DRAWS} draws of the pacers' randomness per seed; live: one run each)…\n`,
+  )
   const rows = await runLiveCheck({ scenario, strategies, feedback, seeds, quota: PAPER_QUOTA, timeScale })
   const pct = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}%`
   process.stdout.write(

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { runLiveCheck } from '../../../src/sim/live/live-check.js'
+import { DEFAULT_ORIGIN_MS, runSimulation } from '../../../src/sim/run-simulation.js'
 import { syntheticScenario } from '../../../src/sim/scenarios.js'
+import { createServerModel } from '../../../src/sim/servers/index.js'
+import { REAL_SIGNAL_PATH } from '../../../src/sim/signal-path.js'
+import { lookupStrategy } from '../../../src/sim/strategies.js'
+import { generateWorkload } from '../../../src/sim/workload.js'
 
 // A small overloaded run: 4 clients, 60 requests in one model minute on a 10-token,
 // 20-per-minute quota, time compressed x100 (well under a second of wall time each).
@@ -30,6 +35,26 @@ describe('runLiveCheck', () => {
     const [ub, polite] = rows as [(typeof rows)[0], (typeof rows)[0]]
     expect(polite.simThrottled).toBeLessThan(ub.simThrottled)
     expect(polite.liveThrottled).toBeLessThan(ub.liveThrottled)
+  }, 60_000)
+
+  it('compares the live run with the mean over several draws of the pacers\' randomness, not with one draw', async () => {
+    // One simulated run per draw: same arrivals, the pacers seeded apart.
+    const simulated = (pacerSeed: number) =>
+      runSimulation({
+        workload: generateWorkload(base.scenario, 1),
+        server: createServerModel('token-bucket-continuous', base.quota, DEFAULT_ORIGIN_MS),
+        feedback: 'status-only',
+        strategy: lookupStrategy('atb')!.setup({ clients: 4, quota: base.quota, seed: 1 }),
+        clientModel: 'paper',
+        signalPath: REAL_SIGNAL_PATH,
+        seed: pacerSeed,
+      }).throttled
+    const draws = [simulated(1), simulated(1 + 1_000_003), simulated(1 + 2 * 1_000_003)]
+    expect(new Set(draws).size).toBeGreaterThan(1) // the draws differ, so averaging them matters
+    const [row] = await runLiveCheck({ ...base, strategies: ['atb'], simDraws: 3 })
+    expect(row!.simDraws).toBe(3)
+    expect(row!.simThrottled).toBeCloseTo((draws[0]! + draws[1]! + draws[2]!) / 3, 9)
+    await expect(runLiveCheck({ ...base, strategies: ['atb'], simDraws: 0 })).rejects.toThrow('simDraws')
   }, 60_000)
 
   it('rejects an unknown strategy and a telemetry strategy it cannot run live', async () => {
