@@ -108,13 +108,19 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
     return a.totalAttempts / (a.windowMs / 1000) / a.quotaPerSecond
   }
 
+  /** The latest aggregate while it is fresh (telemetry down or slow: undefined, pure ATB). */
+  function freshAggregate(now: number): Aggregate | undefined {
+    return aggregate !== undefined && now - aggregateAt <= o.aggregateTtlMs ? aggregate : undefined
+  }
+
   /** Fair share (units/s) the lane must keep to now, or undefined when the fleet's view does not apply. */
   function fairShare(now: number): number | undefined {
-    if (!aggregate || now - aggregateAt > o.aggregateTtlMs) return undefined
+    const fresh = freshAggregate(now)
+    if (!fresh) return undefined
     const congested = now - lastFleetCongestionAt < o.congestionHoldMs || now - lastLocalThrottleAt < o.confirmWindowMs
     if (!congested) return undefined
-    const share = aggregate.fairSharePerSecond ??
-      (aggregate.quotaPerSecond !== undefined ? aggregate.quotaPerSecond / Math.max(1, aggregate.activeClients) : undefined)
+    const share = fresh.fairSharePerSecond ??
+      (fresh.quotaPerSecond !== undefined ? fresh.quotaPerSecond / Math.max(1, fresh.activeClients) : undefined)
     return share !== undefined && share > 0 && Number.isFinite(share) ? share : undefined
   }
 
@@ -146,9 +152,10 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
    * ever shortens a spacing the quota share would otherwise stretch to its fixed caps.
    */
   function fleetFraction(now: number): number | undefined {
-    if (!aggregate || now - aggregateAt > o.aggregateTtlMs) return undefined
-    const { fairSharePerSecond: share, quotaPerSecond: quota } = aggregate
-    const fraction = share !== undefined && quota !== undefined ? share / quota : 1 / Math.max(1, aggregate.activeClients)
+    const fresh = freshAggregate(now)
+    if (!fresh) return undefined
+    const { fairSharePerSecond: share, quotaPerSecond: quota } = fresh
+    const fraction = share !== undefined && quota !== undefined ? share / quota : 1 / Math.max(1, fresh.activeClients)
     return fraction > 0 && fraction <= 1 ? fraction : undefined
   }
 
