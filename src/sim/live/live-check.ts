@@ -47,7 +47,7 @@ export interface LiveCheckRow {
 const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length
 
 /** Pacer seeds of a seed's further draws: far apart, so they never meet another seed's. */
-const DRAW_SEED_STRIDE = 1_000_003
+export const DRAW_SEED_STRIDE = 1_000_003
 export const DEFAULT_SIM_DRAWS = 20
 
 export async function runLiveCheck(options: LiveCheckOptions): Promise<LiveCheckRow[]> {

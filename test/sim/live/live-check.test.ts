@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { runLiveCheck } from '../../../src/sim/live/live-check.js'
+import { DRAW_SEED_STRIDE, runLiveCheck } from '../../../src/sim/live/live-check.js'
 import { DEFAULT_ORIGIN_MS, runSimulation } from '../../../src/sim/run-simulation.js'
 import { syntheticScenario } from '../../../src/sim/scenarios.js'
 import { createServerModel } from '../../../src/sim/servers/index.js'
@@ -49,7 +49,7 @@ describe('runLiveCheck', () => {
         signalPath: REAL_SIGNAL_PATH,
         seed: pacerSeed,
       }).throttled
-    const draws = [simulated(1), simulated(1 + 1_000_003), simulated(1 + 2 * 1_000_003)]
+    const draws = [simulated(1), simulated(1 + DRAW_SEED_STRIDE), simulated(1 + 2 * DRAW_SEED_STRIDE)]
     expect(new Set(draws).size).toBeGreaterThan(1) // the draws differ, so averaging them matters
     const [row] = await runLiveCheck({ ...base, strategies: ['atb'], simDraws: 3 })
     expect(row!.simDraws).toBe(3)
