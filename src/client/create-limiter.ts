@@ -63,6 +63,11 @@ function isSettled(call: Call<unknown>): boolean {
 /** Give-ups that come after a response, which `giveUp: 'response'` answers with that response. */
 const ANSWERED_GIVE_UPS: ReadonlySet<string> = new Set<GiveUpReason>(['deadline', 'retry-budget', 'retry-after-too-long'])
 
+/** The outcome when it carries a response (a shell may report a transport failure as an outcome with status 0). */
+function responseOf(outcome: AttemptOutcome<unknown> | undefined): AttemptOutcome<unknown> | undefined {
+  return outcome !== undefined && outcome.signal.status > 0 ? outcome : undefined
+}
+
 /** Whether a job's report is an outcome or a failure (a job may resolve with anything). */
 function isAttemptEnd(end: unknown): end is AttemptEnd {
   if (end instanceof AttemptFailure) return true
@@ -451,7 +456,7 @@ class Engine implements CallOwner, SplitHost {
     if (end.failed !== true) {
       end.discard?.()
       // Kept (head only) so a give-up while it waits can still answer with the server's response.
-      if (end.gaveUp !== undefined && this.#answersGiveUps(call)) call.lastOutcome = end
+      if (end.gaveUp !== undefined && responseOf(end) !== undefined && this.#answersGiveUps(call)) call.lastOutcome = end
     }
     call.retries++
     lane.retries++
@@ -583,9 +588,10 @@ class Engine implements CallOwner, SplitHost {
     this.settle(call)
     call.lane.giveUps++
     this.emitGiveUp(call, reason, retryAt)
-    const answer = ANSWERED_GIVE_UPS.has(reason) ? (outcome ?? call.lastOutcome) : undefined
+    const answer = ANSWERED_GIVE_UPS.has(reason) && this.#answersGiveUps(call) ? (responseOf(outcome) ?? call.lastOutcome) : undefined
     call.lastOutcome = undefined
-    if (answer?.gaveUp !== undefined && this.#answersGiveUps(call)) {
+    if (answer?.gaveUp !== undefined) {
+      if (answer !== outcome) outcome?.discard?.()
       call.resolve(answer.gaveUp(reason, retryAt))
       return
     }
