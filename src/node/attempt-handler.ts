@@ -45,6 +45,8 @@ function resumerOf(attempt: AttemptHandler): () => void {
 
 function noop(): void {}
 
+const NO_TRAILERS: RawHeaders = Object.freeze([]) as RawHeaders
+
 /** `raw` with `fields` set: same-named fields the server sent are dropped, the new ones appended (as Buffers, as undici's own). */
 function withFields(raw: RawHeaders, fields: [string, string][]): RawHeaders {
   const names = new Set(fields.map(([name]) => name))
@@ -167,7 +169,8 @@ export class AttemptHandler implements AttemptOutcome<AttemptHandler> {
       target.emitError(error instanceof Error ? error : new Error(String(error)))
       return
     }
-    target.emitEnd(null)
+    // No trailers: an empty list, as undici's parser hands `request` (it reads their length).
+    target.emitEnd(NO_TRAILERS)
   }
 
   /** Throw the held response away: drain a small body (keeps the socket), abort a large one. */

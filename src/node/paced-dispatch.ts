@@ -270,6 +270,13 @@ export class PacedDispatch
       return
     }
     this.#delivered = attempt
+    // A give-up answered with an earlier response (giveUp: 'response'): the attempt still in
+    // flight is cancelled, as on a rejection.
+    const current = this.#current
+    if (current !== undefined && current !== attempt) {
+      current.abort(new errors.RequestAbortedError('polite-fetch gave up on this request'))
+      current.discard()
+    }
     attempt.deliver(this)
   }
 

@@ -380,3 +380,64 @@ describe.each(SHELLS)('%s with undici.fetch', (shell) => {
     expect(giveUps).toEqual([])
   })
 })
+
+describe.each(SHELLS)("%s with giveUp: 'response'", (shell) => {
+  const setup = (script: (n: number) => Reply, options: PoliteOptions = {}) => setupShell(shell, script, { giveUp: 'response', ...options })
+  const tooLong = { status: 429, headers: { 'retry-after': '120', 'x-should-retry': 'true', 'x-vendor': 'kept' }, body: '{"error":"rate"}' }
+
+  it('a too-long Retry-After hands the caller the 429 itself, headers and body intact, plus the give-up fields', async () => {
+    const { server, dispatcher, giveUps } = await setup(() => tooLong)
+    const res = await request(`${server.url}/`, { dispatcher, method: 'POST', body: 'payload' })
+    expect(res.statusCode).toBe(429)
+    expect(res.headers['retry-after']).toBe('120')
+    expect(res.headers['x-vendor']).toBe('kept')
+    expect(res.headers['x-should-retry']).toBe('false')
+    expect(res.headers['x-polite-fetch-give-up']).toMatch(/^retry-after-too-long; retry-at="\d{4}-.*Z"$/)
+    expect(await res.body.text()).toBe('{"error":"rate"}')
+    expect(server.received).toHaveLength(1)
+    expect(giveUps.map((e) => e.reason)).toEqual(['retry-after-too-long'])
+  })
+
+  it('through fetch: the Response of the 429, readable', async () => {
+    const { server, dispatcher } = await setup(() => tooLong, { retryBudget: 0, maxRetryAfterMs: 1_000_000 })
+    const res = await undiciFetch(`${server.url}/`, { dispatcher })
+    expect(res.status).toBe(429)
+    expect(res.headers.get('x-polite-fetch-give-up')).toMatch(/^retry-budget; retry-at=/)
+    expect(await res.text()).toBe('{"error":"rate"}')
+  })
+
+  it('a deadline decided at the response keeps the body', async () => {
+    const { server, dispatcher } = await setup(() => ({ status: 503, headers: { 'retry-after': '1' }, body: 'busy' }), { deadlineMs: 500 })
+    const res = await request(`${server.url}/`, { dispatcher })
+    expect(res.statusCode).toBe(503)
+    expect(res.headers['x-polite-fetch-give-up']).toMatch(/^deadline; retry-at=/)
+    expect(await res.body.text()).toBe('busy')
+  })
+
+  it('a deadline during the retry answers with the last 503 (its body was drained for the retry) and cancels the retry', async () => {
+    let release: () => void = () => {}
+    const hold = new Promise<void>((resolve) => (release = resolve))
+    cleanups.push(async () => release())
+    const { server, dispatcher } = await setup(
+      (n) => (n === 1 ? { status: 503, headers: { 'retry-after-ms': '50', 'x-n': '1' }, body: 'busy' } : { status: 200, holdUntil: hold }),
+      { deadlineMs: 400 },
+    )
+    const started = performance.now()
+    const res = await request(`${server.url}/`, { dispatcher })
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(res.statusCode).toBe(503)
+    expect(res.headers['x-n']).toBe('1')
+    expect(res.headers['x-polite-fetch-give-up']).toBe('deadline')
+    expect(await res.body.text()).toBe('')
+    expect(server.received).toHaveLength(2)
+  })
+
+  it('a call that never got a response still rejects (the lane is gated past its deadline)', async () => {
+    const { server, dispatcher } = await setup(() => ({ ...tooLong, headers: { 'retry-after': '30' } }), { deadlineMs: 5_000 })
+    const first = await request(`${server.url}/`, { dispatcher })
+    expect(first.statusCode).toBe(429)
+    await first.body.dump()
+    await expect(request(`${server.url}/`, { dispatcher })).rejects.toMatchObject({ name: 'DeadlineError' })
+    expect(server.received).toHaveLength(1)
+  })
+})
