@@ -132,9 +132,20 @@ export class AttemptHandler implements AttemptOutcome<AttemptHandler> {
    * the give-up fields added. Called on a held response, or on one already discarded for a retry
    * the call then never made (it is delivered without its body).
    */
-  gaveUp(reason: string, retryAt: number | undefined): AttemptHandler {
-    this.rawHeaders = withFields(this.rawHeaders ?? [], giveUpFields(reason, retryAt))
-    return this
+  gaveUp(reason: string, retryAt: number | undefined, copy = false): AttemptHandler {
+    const rawHeaders = withFields(this.rawHeaders ?? [], giveUpFields(reason, retryAt))
+    if (!copy) {
+      this.rawHeaders = rawHeaders
+      return this
+    }
+    // For another dispatch: a head of its own, delivered without a body.
+    const head = new AttemptHandler(this.#owner, undefined, this.report)
+    head.statusCode = this.statusCode
+    head.rawHeaders = rawHeaders
+    head.statusMessage = this.statusMessage
+    head.signal = this.signal
+    head.#mode = 'discarded'
+    return head
   }
 
   /** Hand the response (or the failure) to the caller; called with the response held, or inside onHeaders. */

@@ -207,15 +207,22 @@ describe("createClient: giveUp: 'response'", () => {
     expect(await res.text()).toBe('')
   })
 
-  it("'throw' (the default) and a call that never got a response reject", async () => {
+  it("'throw' (the default) rejects; 'response' answers a call gated past its deadline with the gating 429, a network failure rejects", async () => {
     makeClient({ deadlineMs: 5_000 })
     server.reply({ status: 429, headers: { 'retry-after': '30' } })
     await expect(client.fetch(`${server.origin}/x`)).rejects.toMatchObject({ name: 'DeadlineError' })
     await client.close()
     makeClient({ giveUp: 'response', deadlineMs: 5_000 })
-    server.reply({ status: 429, headers: { 'retry-after': '30' } })
-    expect((await client.fetch(`${server.origin}/x`)).status).toBe(429)
-    await expect(client.fetch(`${server.origin}/y`)).rejects.toMatchObject({ name: 'DeadlineError' })
+    server.reply({ status: 429, headers: { 'retry-after': '30', 'x-n': '1' }, body: 'first' })
+    const first = await client.fetch(`${server.origin}/x`)
+    const gated = await client.fetch(`${server.origin}/y`)
+    expect([first.status, gated.status]).toEqual([429, 429])
+    expect(gated.headers.get('x-n')).toBe('1')
+    expect(await first.text()).toBe('first')
+    expect(await gated.text()).toBe('')
+    expect(server.requests).toHaveLength(2)
+    server.reply('destroy')
+    await expect(client.fetch(`${server.origin.replace('127.0.0.1', 'localhost')}/z`, { method: 'POST' })).rejects.toThrow(TypeError)
   })
 
   it('applies its own giveUp on a shared limiter, and checks it', async () => {

@@ -432,12 +432,21 @@ describe.each(SHELLS)("%s with giveUp: 'response'", (shell) => {
     expect(server.received).toHaveLength(2)
   })
 
-  it('a call that never got a response still rejects (the lane is gated past its deadline)', async () => {
-    const { server, dispatcher } = await setup(() => ({ ...tooLong, headers: { 'retry-after': '30' } }), { deadlineMs: 5_000 })
+  it('a call the gate puts past its deadline gets the gating 429 (head only, never sent); a network failure still rejects', async () => {
+    const { server, dispatcher } = await setup(
+      (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '30', 'x-n': '1' }, body: 'first' } : { status: 500, destroy: true }),
+      { deadlineMs: 5_000 },
+    )
     const first = await request(`${server.url}/`, { dispatcher })
     expect(first.statusCode).toBe(429)
-    await first.body.dump()
-    await expect(request(`${server.url}/`, { dispatcher })).rejects.toMatchObject({ name: 'DeadlineError' })
+    expect(await first.body.text()).toBe('first')
+    const gated = await request(`${server.url}/`, { dispatcher, method: 'POST', body: 'x' })
+    expect(gated.statusCode).toBe(429)
+    expect(gated.headers['x-n']).toBe('1')
+    expect(gated.headers['x-polite-fetch-give-up']).toMatch(/^deadline; retry-at=/)
+    expect(await gated.body.text()).toBe('')
+    const viaFetch = await undiciFetch(`${server.url}/`, { dispatcher })
+    expect(viaFetch.status).toBe(429)
     expect(server.received).toHaveLength(1)
   })
 })
