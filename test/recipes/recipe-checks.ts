@@ -33,7 +33,9 @@ export function recipeChecks(name: RecipeName, known: { secondBurst?: string } =
   }, TIMEOUT_MS)
 
   // The lane's pacing after the window resets is the pacer's (src/core/pacers), not the recipe's.
-  const afterReset = known.secondBurst === undefined ? it : it.fails
+  // Skipped, not `it.fails`, where known: how many 429s a reset costs depends on where the window
+  // boundary falls, and a test that sometimes passes would fail `npm test` at random.
+  const afterReset = known.secondBurst === undefined ? it : it.skip
   afterReset(`no 429 after the first burst${known.secondBurst === undefined ? '' : ` (known: ${known.secondBurst})`}`, async () => {
     const { recipe, server } = await recipeAgainstMock(name)
     const result = await burst(recipe, server)
