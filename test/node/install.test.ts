@@ -133,3 +133,30 @@ describe('install()', () => {
     }
   })
 })
+
+describe('install(): Node’s global fetch replays every body it sends', () => {
+  const blob = new Blob([new Uint8Array([0, 1, 2, 254, 255])], { type: 'application/octet-stream' })
+  const form = new FormData()
+  form.set('field', 'välue')
+  form.set('file', new Blob(['file body']), 'f.txt')
+  const bodies: [string, () => BodyInit][] = [
+    ['a JSON string', () => JSON.stringify({ input: 'héllo €' })],
+    ['a Uint8Array', () => new Uint8Array([1, 2, 3, 0, 255])],
+    ['a Buffer', () => Buffer.from('buffer body')],
+    ['URLSearchParams', () => new URLSearchParams({ a: '1', b: 'two words' })],
+    ['FormData', () => form],
+    ['a Blob', () => blob],
+    ['a ReadableStream', () => new Blob(['streamed ', 'body']).stream()],
+  ]
+  it.each(bodies)('%s: a 429, then the same bytes again', async (_name, body) => {
+    server = await startScriptedServer(throttleFirst(1))
+    installed = install({ strategy: none() })
+    const init: RequestInit & { duplex?: string } = { method: 'POST', body: body(), duplex: 'half' }
+    const res = await fetch(`${server.url}/upload`, init)
+    expect(res.status).toBe(200)
+    await res.arrayBuffer()
+    expect(server.receivedBytes).toHaveLength(2)
+    expect(server.receivedBytes[1]!.equals(server.receivedBytes[0]!)).toBe(true)
+    expect(server.receivedBytes[0]!.length).toBeGreaterThan(0)
+  })
+})
