@@ -12,7 +12,7 @@
 // Settlement. Everything that waits goes through the lane's queue and a single wake
 // timer per lane, re-computed whenever a result arrives, so a 429 during a wait
 // lengthens it instead of leaving a stale reservation.
-import { decideRetry, type GiveUpReason } from '../core/retry-policy.js'
+import { decideRetry, type GiveUpReason, settlesAtOnce } from '../core/retry-policy.js'
 import type { Pacer, Signal } from '../core/types.js'
 import { Call, type CallOwner, fireCallTimer } from './call.js'
 import { closedError, deadlineError, errorInit, giveUpError } from './call-errors.js'
@@ -386,7 +386,7 @@ class Engine implements CallOwner, SplitHost {
     const signal = outcome === undefined ? ERROR_SIGNAL : outcome.signal
     call.lastSignal = signal
     if (outcome === undefined || outcome.neutral !== true) this.feed(call, signal, now)
-    if (outcome !== undefined && (signal.kind === 'ok' || outcome.neutral === true)) {
+    if (outcome !== undefined && (settlesAtOnce(signal) || outcome.neutral === true)) {
       this.settle(call)
       call.resolve(outcome.value)
       this.pump(lane)
