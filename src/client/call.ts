@@ -6,12 +6,32 @@ import type { Signal } from '../core/types.js'
 import type { Lane } from './lane.js'
 import type { AttemptOutcome, AttemptReport, Job, Settlement } from './limiter-types.js'
 
+/** What a failed attempt (no outcome) tells the pacer. Frozen: shared by every failure. */
+const ERROR_SIGNAL: Signal = Object.freeze({ kind: 'error', status: 0 }) as Signal
+
+/** An attempt that ended without an outcome (a transport error, a job that broke its contract). */
+export class AttemptFailure {
+  readonly failed = true
+  readonly signal: Signal = ERROR_SIGNAL
+  readonly error: unknown
+  constructor(error: unknown) {
+    this.error = error
+  }
+}
+
+/**
+ * How one attempt ended, as the limiter reads it: an outcome (a response, `failed` absent)
+ * or a failure. Successes report the job's outcome object itself, so the clean path
+ * allocates nothing for it.
+ */
+export type AttemptEnd = AttemptOutcome<unknown> | AttemptFailure
+
 /** The parts of the limiter a call reaches back into (see create-limiter.ts). */
 export interface CallOwner {
   onCallerAbort(call: Call<unknown>): void
   onCallTimer(call: Call<unknown>): void
   /** A `start`-style job reported its attempt (see Job.start). */
-  onAttemptReport(call: Call<unknown>, outcome: AttemptOutcome<unknown> | undefined, failed: boolean, error: unknown): void
+  onAttemptReport(call: Call<unknown>, end: AttemptEnd): void
 }
 
 export type CallState = 'queued' | 'running' | 'done'
@@ -39,6 +59,11 @@ export class Call<T> implements AttemptReport<T> {
   timerIsDeadline = false
   controller: AbortController | undefined = undefined
   lastSignal: Signal | undefined = undefined
+  /**
+   * The last 429/503 outcome of a call waiting for its retry, kept (body discarded) only when the
+   * call gives up with `giveUp: 'response'`: a later give-up answers with it.
+   */
+  lastOutcome: AttemptOutcome<unknown> | undefined = undefined
   /** Who learns how the call ended: run()'s promise, or the caller of submit(). */
   sink!: Settlement<T>
   /** Index in the limiter's list of calls with an attempt in flight; -1 when none. */
@@ -70,13 +95,13 @@ export class Call<T> implements AttemptReport<T> {
   done(outcome: AttemptOutcome<T>): void {
     if (!this.awaitingReport) return
     this.awaitingReport = false
-    this.owner.onAttemptReport(this as Call<unknown>, outcome, false, undefined)
+    this.owner.onAttemptReport(this as Call<unknown>, outcome as AttemptOutcome<unknown>)
   }
 
   failed(error: unknown): void {
     if (!this.awaitingReport) return
     this.awaitingReport = false
-    this.owner.onAttemptReport(this as Call<unknown>, undefined, true, error)
+    this.owner.onAttemptReport(this as Call<unknown>, new AttemptFailure(error))
   }
 
   /** The caller's signal aborted (the call is registered as its 'abort' listener). */

@@ -179,6 +179,7 @@ export function createClient(options: ClientOptions = {}): Client {
     job.priority = polite?.priority
     job.deadlineMs = polite?.deadlineMs
     job.retryBudget = polite?.retryBudget
+    job.giveUp = options.giveUp
     if (pendingRead === undefined) return job
     return pendingRead.then((read) => {
       if (read.replayable) {

@@ -12,9 +12,9 @@
 // Settlement. Everything that waits goes through the lane's queue and a single wake
 // timer per lane, re-computed whenever a result arrives, so a 429 during a wait
 // lengthens it instead of leaving a stale reservation.
-import { decideRetry, type GiveUpReason, settlesAtOnce } from '../core/retry-policy.js'
+import { decideRetry, type GiveUpReason, type RetryDecision, settlesAtOnce } from '../core/retry-policy.js'
 import type { Pacer, Signal } from '../core/types.js'
-import { Call, type CallOwner, fireCallTimer } from './call.js'
+import { type AttemptEnd, AttemptFailure, Call, type CallOwner, fireCallTimer } from './call.js'
 import { closedError, deadlineError, errorInit, giveUpError } from './call-errors.js'
 import { ClosedError, QueueFullError } from './errors.js'
 import type { Lane, ScopeStats } from './lane.js'
@@ -60,8 +60,16 @@ function isSettled(call: Call<unknown>): boolean {
   return call.state === 'done'
 }
 
-/** What a failed attempt (no outcome) tells the pacer. Frozen: shared by every failure. */
-const ERROR_SIGNAL: Signal = Object.freeze({ kind: 'error', status: 0 }) as Signal
+/** Give-ups that come after a response, which `giveUp: 'response'` answers with that response. */
+const ANSWERED_GIVE_UPS: ReadonlySet<string> = new Set<GiveUpReason>(['deadline', 'retry-budget', 'retry-after-too-long'])
+
+/** Whether a job's report is an outcome or a failure (a job may resolve with anything). */
+function isAttemptEnd(end: unknown): end is AttemptEnd {
+  if (end instanceof AttemptFailure) return true
+  if (end === null || typeof end !== 'object') return false
+  const signal = (end as AttemptOutcome<unknown>).signal
+  return typeof signal === 'object' && signal !== null && (end as { failed?: unknown }).failed !== true
+}
 
 /** A per-job override when it is a number >= min (Infinity allowed), else the limiter's option. */
 function numberOr(value: unknown, fallback: number, min: number): number {
@@ -168,8 +176,11 @@ class Engine implements CallOwner, SplitHost {
       this.giveUp(call, new QueueFullError(message, errorInit(call)), 'queue-full', undefined)
       return
     }
-    if (lane.gateUntil > call.deadlineAt) {
-      this.giveUp(call, deadlineError(call, lane.gateUntil), 'deadline', lane.gateUntil)
+    // Past the deadline already at the lane's gate or its pacing (the earliest this call
+    // could go, queue aside): say so now rather than at the deadline.
+    const earliest = pacer === undefined ? lane.gateUntil : Math.max(lane.gateUntil, now + pacer.delayMs(now, call.cost))
+    if (earliest > call.deadlineAt) {
+      this.giveUp(call, deadlineError(call, earliest), 'deadline', earliest)
       return
     }
     this.enqueue(call, now)
@@ -210,6 +221,8 @@ class Engine implements CallOwner, SplitHost {
           this.giveUp(head, deadlineError(head, sendAt), 'deadline', sendAt)
           continue
         }
+        // Nobody behind the head goes before it: whoever's deadline comes first cannot make it.
+        if (sendAt > lane.hopelessBefore) this.#endHopeless(lane, sendAt)
         this.registry.scheduleWake(lane, sendAt, now)
         return
       }
@@ -322,36 +335,28 @@ class Engine implements CallOwner, SplitHost {
     last.runningAt = at
   }
 
-  onAttemptReport(call: Call<unknown>, outcome: AttemptOutcome<unknown> | undefined, failed: boolean, error: unknown): void {
+  onAttemptReport(call: Call<unknown>, end: AttemptEnd): void {
     if (this.#starting === call) {
-      queueMicrotask(() => this.completeAttempt(call, outcome, failed, error))
+      queueMicrotask(() => this.completeAttempt(call, end))
       return
     }
-    this.completeAttempt(call, outcome, failed, error)
+    this.completeAttempt(call, end)
   }
 
   async execute(call: Call<unknown>, signal: AbortSignal | undefined): Promise<void> {
-    let outcome: AttemptOutcome<unknown> | undefined
-    let error: unknown
-    let failed = false
+    let end: AttemptEnd
     try {
-      outcome = await call.job.attempt(signal, call.attempts)
-    } catch (caught) {
-      failed = true
-      error = caught
-      outcome = undefined
+      end = await call.job.attempt(signal, call.attempts)
+    } catch (error) {
+      end = new AttemptFailure(error)
     }
-    this.completeAttempt(call, outcome, failed, error)
+    this.completeAttempt(call, end)
   }
 
-  completeAttempt(call: Call<unknown>, outcome: AttemptOutcome<unknown> | undefined, failed: boolean, error: unknown): void {
-    if (!failed && (outcome === null || typeof outcome !== 'object' || typeof outcome.signal !== 'object' || outcome.signal === null)) {
-      failed = true
-      error = new TypeError('polite-fetch: job.attempt resolved without an outcome')
-      outcome = undefined
-    }
+  completeAttempt(call: Call<unknown>, reported: AttemptEnd): void {
+    const end = isAttemptEnd(reported) ? reported : new AttemptFailure(new TypeError('polite-fetch: job.attempt resolved without an outcome'))
     try {
-      this.finishAttempt(call, outcome, failed, error)
+      this.finishAttempt(call, end)
     } catch (bug) {
       // A throwing pacer or listener must not leave the call hanging.
       if (call.state !== 'done') {
@@ -362,98 +367,120 @@ class Engine implements CallOwner, SplitHost {
     }
   }
 
-  finishAttempt(call: Call<unknown>, outcome: AttemptOutcome<unknown> | undefined, failed: boolean, error: unknown): void {
+  /** An attempt ended: free its slot, let the lane learn from it, then settle the call or schedule its retry. */
+  finishAttempt(call: Call<unknown>, end: AttemptEnd): void {
     const lane = call.lane
-    const o = this.o
-    lane.inFlight--
-    this.#removeRunning(call)
-    const now = o.clock.now()
-    lane.lastActiveAt = now
+    const now = this.#release(call)
     if (call.state !== 'running') {
       // Settled while in flight (abort, deadline, close): still learn from a response that came back.
-      if (outcome !== undefined) {
-        if (outcome.neutral !== true) this.feed(call, outcome.signal, now)
-        outcome.discard?.()
+      if (end.failed !== true) {
+        this.learn(call, end, now)
+        end.discard?.()
       }
-      this.pump(lane)
-      return
+    } else {
+      this.#endAttemptTimer(call)
+      call.lastSignal = end.signal
+      this.learn(call, end, now)
+      if (end.failed !== true && (settlesAtOnce(end.signal) || end.neutral === true)) {
+        this.settle(call)
+        call.resolve(end.value)
+      } else {
+        this.#afterSetback(call, end, now)
+      }
     }
+    this.pump(lane)
+  }
+
+  /** The attempt is no longer in flight; returns the time it ended. */
+  #release(call: Call<unknown>): number {
+    const lane = call.lane
+    lane.inFlight--
+    this.#removeRunning(call)
+    const now = this.o.clock.now()
+    lane.lastActiveAt = now
+    return now
+  }
+
+  #endAttemptTimer(call: Call<unknown>): void {
     if (call.timer !== undefined) {
-      cancelTimer(o.clock, call.timer)
+      cancelTimer(this.o.clock, call.timer)
       call.timer = undefined
     }
     call.controller = undefined
-    const signal = outcome === undefined ? ERROR_SIGNAL : outcome.signal
-    call.lastSignal = signal
-    if (outcome === undefined || outcome.neutral !== true) this.feed(call, signal, now)
-    if (outcome !== undefined && (settlesAtOnce(signal) || outcome.neutral === true)) {
-      this.settle(call)
-      call.resolve(outcome.value)
-      this.pump(lane)
-      return
-    }
-    const pacer = lane.pacer as Pacer
-    const finalFailure = outcome === undefined ? call.job.finalFailure?.(error) : undefined
-    const decision = decideRetry({
+  }
+
+  /** The pacer (and the lane's counters, gate and route record) learn from what the attempt said. */
+  learn(call: Call<unknown>, end: AttemptEnd, now: number): void {
+    // A response someone upstream already paced (our service worker's mark) teaches this lane nothing.
+    if (end.failed === true || end.neutral !== true) this.feed(call, end.signal, now)
+  }
+
+  /** A 429/503 or a failure: retry it, or stop and tell the caller why. */
+  #afterSetback(call: Call<unknown>, end: AttemptEnd, now: number): void {
+    const decision = this.#decide(call, end, now)
+    if (decision.retry) this.#scheduleRetry(call, end, decision.notBefore, now)
+    else this.#stop(call, end, decision.reason, decision.retryAt, now)
+  }
+
+  #decide(call: Call<unknown>, end: AttemptEnd, now: number): RetryDecision {
+    const o = this.o
+    const lane = call.lane
+    const signal = end.signal
+    const finalFailure = end.failed === true ? call.job.finalFailure?.(end.error) : undefined
+    return decideRetry({
       now,
       signal,
-      retryable: outcome === undefined ? finalFailure === undefined : outcome.retryable === true,
-      reason: outcome?.reason ?? finalFailure,
+      retryable: end.failed === true ? finalFailure === undefined : end.retryable === true,
+      reason: end.failed === true ? finalFailure : end.reason,
       retryErrors: call.job.retryErrors === true,
       failures: call.attempts,
       retries: call.retries,
       retryBudget: call.retryBudget,
       deadlineAt: call.deadlineAt,
       maxRetryAfterMs: o.maxRetryAfterMs,
-      pacerRetryDelayMs: pacer.retryDelayMs?.(now, call.attempts, signal) ?? 0,
+      pacerRetryDelayMs: (lane.pacer as Pacer).retryDelayMs?.(now, call.attempts, signal) ?? 0,
       gateUntil: lane.gateUntil,
       errorBackoffBaseMs: o.errorBackoffBaseMs,
       errorBackoffMaxMs: o.errorBackoffMaxMs,
       random: o.random,
     })
-    if (decision.retry) {
-      outcome?.discard?.()
-      call.retries++
-      lane.retries++
-      call.notBefore = decision.notBefore
-      if (this.emitter.has('retry')) {
-        this.emitter.emit('retry', {
-          scope: lane.scope,
-          label: call.job.label,
-          attempt: call.attempts + 1,
-          reason: signal.kind,
-          status: signal.status,
-          notBefore: decision.notBefore,
-          delayMs: decision.notBefore - now,
-          retryAt: signal.retryAt,
-        })
-        // A listener may have aborted the caller synchronously: that call is settled and
-        // must not be re-queued, or a request would go out after its caller gave up.
-        if (isSettled(call)) {
-          this.pump(lane)
-          return
-        }
-      }
-      this.enqueue(call, now)
-      this.pump(lane)
-      return
-    }
-    this.finishWithoutRetry(call, outcome, error, decision.reason, decision.retryAt, now)
-    this.pump(lane)
   }
 
-  finishWithoutRetry(
-    call: Call<unknown>,
-    outcome: AttemptOutcome<unknown> | undefined,
-    error: unknown,
-    reason: GiveUpReason | string,
-    retryAt: number | undefined,
-    now: number,
-  ): void {
-    const failure = giveUpError(reason, call, retryAt, now, error, this.o.maxRetryAfterMs)
+  #scheduleRetry(call: Call<unknown>, end: AttemptEnd, notBefore: number, now: number): void {
+    const lane = call.lane
+    if (end.failed !== true) {
+      end.discard?.()
+      // Kept (head only) so a give-up while it waits can still answer with the server's response.
+      if (end.gaveUp !== undefined && this.#answersGiveUps(call)) call.lastOutcome = end
+    }
+    call.retries++
+    lane.retries++
+    call.notBefore = notBefore
+    if (this.emitter.has('retry')) {
+      const signal = end.signal
+      this.emitter.emit('retry', {
+        scope: lane.scope,
+        label: call.job.label,
+        attempt: call.attempts + 1,
+        reason: signal.kind,
+        status: signal.status,
+        notBefore,
+        delayMs: notBefore - now,
+        retryAt: signal.retryAt,
+      })
+      // A listener may have aborted the caller synchronously: that call is settled and
+      // must not be re-queued, or a request would go out after its caller gave up.
+      if (isSettled(call)) return
+    }
+    this.enqueue(call, now)
+  }
+
+  /** No retry: a typed give-up (deadline, budget, too-long Retry-After), or the attempt's own result. */
+  #stop(call: Call<unknown>, end: AttemptEnd, reason: GiveUpReason | string, retryAt: number | undefined, now: number): void {
+    const cause = end.failed === true ? end.error : undefined
+    const failure = giveUpError(reason, call, retryAt, now, cause, this.o.maxRetryAfterMs)
     if (failure !== undefined) {
-      outcome?.discard?.()
-      this.giveUp(call, failure, reason, retryAt)
+      this.giveUp(call, failure, reason, retryAt, end.failed === true ? undefined : end)
       return
     }
     // Not retryable (by the job's word or by safety rules): the caller gets what the
@@ -461,21 +488,28 @@ class Engine implements CallOwner, SplitHost {
     this.settle(call)
     call.lane.giveUps++
     this.emitGiveUp(call, reason, retryAt ?? call.lastSignal?.retryAt)
-    if (outcome === undefined) call.reject(error)
-    else call.resolve(outcome.value)
+    if (end.failed === true) call.reject(end.error)
+    else call.resolve(end.value)
+  }
+
+  #answersGiveUps(call: Call<unknown>): boolean {
+    return (call.job.giveUp ?? this.o.giveUp) === 'response'
   }
 
   feed(call: Call<unknown>, signal: Signal, now: number): void {
     const lane = call.lane
-    if (feedLane(this, call, signal, now)) {
-      // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.
-      const until = lane.gateUntil
-      for (const hopeless of lane.queue.removeWhere((queued) => queued.deadlineAt < until)) {
-        this.giveUp(hopeless, deadlineError(hopeless, until), 'deadline', until)
-      }
-    }
+    // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.
+    if (feedLane(this, call, signal, now)) this.#endHopeless(lane, lane.gateUntil)
     // Last: a split may move this call (and others of its route) to another lane.
     if (wantsRouteNote(lane, signal)) noteRoute(this, call, lane, signal, now)
+  }
+
+  /** Ends the queued calls whose deadline comes before `until`, the earliest any of them can be sent. */
+  #endHopeless(lane: Lane, until: number): void {
+    lane.hopelessBefore = until
+    for (const hopeless of lane.queue.removeWhere((queued) => queued.deadlineAt < until)) {
+      this.giveUp(hopeless, deadlineError(hopeless, until), 'deadline', until)
+    }
   }
 
   runningCalls(): readonly Call<unknown>[] {
@@ -534,10 +568,28 @@ class Engine implements CallOwner, SplitHost {
     call.job.signal?.removeEventListener('abort', call)
   }
 
-  giveUp(call: Call<unknown>, error: unknown, reason: GiveUpReason | string, retryAt: number | undefined): void {
+  /**
+   * Ends the call without success. A give-up after a response (deadline, budget, too-long
+   * Retry-After) resolves with that response, marked, when the call's `giveUp` is 'response';
+   * everything else rejects with `error`. `outcome`: the attempt just ended, if it produced one.
+   */
+  giveUp(
+    call: Call<unknown>,
+    error: unknown,
+    reason: GiveUpReason | string,
+    retryAt: number | undefined,
+    outcome: AttemptOutcome<unknown> | undefined = undefined,
+  ): void {
     this.settle(call)
     call.lane.giveUps++
     this.emitGiveUp(call, reason, retryAt)
+    const answer = ANSWERED_GIVE_UPS.has(reason) ? (outcome ?? call.lastOutcome) : undefined
+    call.lastOutcome = undefined
+    if (answer?.gaveUp !== undefined && this.#answersGiveUps(call)) {
+      call.resolve(answer.gaveUp(reason, retryAt))
+      return
+    }
+    outcome?.discard?.()
     call.reject(error)
   }
 

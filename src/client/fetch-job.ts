@@ -9,7 +9,8 @@ import type { RouteScopes } from '../core/scope.js'
 import { statusSignal } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
 import type { HeaderSampling } from './header-sampling.js'
-import type { AttemptOutcome, AttemptReport, Job } from './limiter-types.js'
+import { giveUpFields } from './give-up-header.js'
+import type { AttemptOutcome, AttemptReport, GiveUpMode, Job } from './limiter-types.js'
 import { responseSignal } from './response-signal.js'
 
 export { PACED_HEADER, PACED_HEADER_VALUE } from './response-signal.js'
@@ -50,6 +51,16 @@ function discardResponse(this: AttemptOutcome<Response>): void {
   if (body !== null && !body.locked) body.cancel().catch(() => {})
 }
 
+/** The response handed back after a give-up (`giveUp: 'response'`): same status and headers plus the mark. */
+function gaveUpResponse(this: AttemptOutcome<Response>, reason: string, retryAt: number | undefined): Response {
+  const response = this.value
+  const headers = new Headers(response.headers)
+  for (const [name, value] of giveUpFields(reason, retryAt)) headers.set(name, value)
+  // A response discarded for a retry the call then never made has lost its body.
+  const body = response.bodyUsed || response.body?.locked === true ? null : response.body
+  return new Response(body, { status: response.status, statusText: response.statusText, headers })
+}
+
 class FetchOutcome implements AttemptOutcome<Response> {
   readonly signal: Signal
   readonly value: Response
@@ -65,6 +76,7 @@ class FetchOutcome implements AttemptOutcome<Response> {
   }
 }
 ;(FetchOutcome.prototype as AttemptOutcome<Response>).discard = discardResponse
+;(FetchOutcome.prototype as AttemptOutcome<Response>).gaveUp = gaveUpResponse
 
 export class FetchJob implements Job<Response> {
   scope = ''
@@ -74,6 +86,7 @@ export class FetchJob implements Job<Response> {
   priority: number | undefined = undefined
   deadlineMs: number | undefined = undefined
   retryBudget: number | undefined = undefined
+  giveUp: GiveUpMode | undefined = undefined
   readonly optionalAttemptSignal = true
   /** The init handed to every attempt (a private copy: the job sets `signal` and `body` on it); none for a bare call. */
   init: (RequestInit & { duplex?: string }) | undefined = undefined

@@ -43,6 +43,11 @@ export class Lane {
   /** Pending wake-up of the lane's pump, and when it fires. */
   wakeTimer: unknown = undefined
   wakeAt = 0
+  /**
+   * The latest "nothing queued goes before" bound the queue was swept against (calls with an
+   * earlier deadline were ended), so a pump that finds the same bound does not walk the queue again.
+   */
+  hopelessBefore = 0
   /** Epoch ms of the last call admitted or attempt settled; drives idle eviction. */
   lastActiveAt: number
   /** Pacer state changed since it was last written to the store. */

@@ -4,6 +4,13 @@
 // deadlines and events. Only `createClient` knows about Request/Response.
 import type { Signal } from '../core/types.js'
 
+/**
+ * What a call that polite-fetch stops retrying after a response ends with: `'throw'` rejects
+ * with the typed error (`DeadlineError`, `RetryBudgetError`, `RetryAfterTooLongError`);
+ * `'response'` resolves with the server's last 429/503, marked (see `AttemptOutcome.gaveUp`).
+ */
+export type GiveUpMode = 'response' | 'throw'
+
 /** What one attempt produced. */
 export interface AttemptOutcome<T> {
   /** What the response (or failure) said, from `readSignals`. */
@@ -26,6 +33,16 @@ export interface AttemptOutcome<T> {
    * responses): the outcome is final and is not fed to this limiter's pacer.
    */
   neutral?: boolean
+  /**
+   * The value the caller gets when the limiter stops retrying after this response and the call
+   * gives up with `giveUp: 'response'` (deadline, retry budget, a too-long Retry-After): the
+   * response itself, marked with the reason and `retryAt` (`x-polite-fetch-give-up`). May be
+   * asked after `discard()` (the call gave up while waiting for its retry): the value then has
+   * the response's status and headers and no body. Absent: such give-ups reject.
+   */
+  gaveUp?(reason: string, retryAt: number | undefined): T
+  /** Not a failure: what tells an outcome from an `AttemptFailure` (see create-limiter.ts). */
+  readonly failed?: false
 }
 
 /** How a `start`-style attempt reports back; exactly one call per attempt (later ones are ignored). */
@@ -97,6 +114,8 @@ export interface Job<T> {
   deadlineMs?: number
   /** Overrides the limiter's `retryBudget` for this call. */
   retryBudget?: number
+  /** Overrides the limiter's `giveUp` for this call. */
+  giveUp?: GiveUpMode | undefined
   /**
    * The job's route within its lane (method + path template, e.g. `POST /products/:id`), when
    * the lane may learn from status codes that the route has a limit of its own (see

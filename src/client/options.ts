@@ -7,6 +7,7 @@ import { systemClock } from './system-clock.js'
 import type { AnyClock } from './timer.js'
 import type { ClientTelemetryOptions } from './client-telemetry.js'
 import type { Limiter } from './create-limiter.js'
+import type { GiveUpMode } from './limiter-types.js'
 
 export interface LimiterOptions {
   /** How each lane paces its attempts. @default atb() */
@@ -53,6 +54,17 @@ export interface LimiterOptions {
   errorBackoffBaseMs?: number
   /** Largest backoff step for retried `error` signals. @default 10_000 */
   errorBackoffMaxMs?: number
+  /**
+   * What a call gets when polite-fetch stops retrying it after a response (its deadline, its
+   * retry budget, a Retry-After longer than `maxRetryAfterMs`): `'throw'` rejects with the typed
+   * error; `'response'` resolves with the server's last 429/503 Response, headers intact, plus
+   * `x-polite-fetch-give-up: <reason>; retry-at="<ISO time>"` and `x-should-retry: false`, so an
+   * SDK raises its own rate-limit error instead of a connection error and does not retry it. A
+   * call that never got a response (queue full, a lane gated past its deadline, abort, close)
+   * rejects either way. A shell given this option applies it to its own calls even on a shared
+   * `limiter`. @default 'throw'
+   */
+  giveUp?: GiveUpMode
 }
 
 export interface ResolvedLimiterOptions {
@@ -73,6 +85,7 @@ export interface ResolvedLimiterOptions {
   maxJitterMs: number
   errorBackoffBaseMs: number
   errorBackoffMaxMs: number
+  giveUp: GiveUpMode
 }
 
 export const limiterDefaults = {
@@ -89,6 +102,7 @@ export const limiterDefaults = {
   maxJitterMs: 1_000,
   errorBackoffBaseMs: 100,
   errorBackoffMaxMs: 10_000,
+  giveUp: 'throw',
 } as const
 
 /** A description of an outgoing request, for the `scope` and `cost` options (no body: it may be a stream). */
@@ -184,6 +198,8 @@ export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLim
   if (jitterRatio > 1) fail('jitterRatio', 'a number in [0, 1]', jitterRatio)
   const retryBudget = nonNegative('retryBudget', options.retryBudget, limiterDefaults.retryBudget)
   if (Number.isFinite(retryBudget) && !Number.isInteger(retryBudget)) fail('retryBudget', 'an integer >= 0', retryBudget)
+  const giveUp = options.giveUp ?? limiterDefaults.giveUp
+  if (giveUp !== 'response' && giveUp !== 'throw') fail('giveUp', "'response' or 'throw'", giveUp)
   const storeKeyPrefix = options.storeKeyPrefix ?? limiterDefaults.storeKeyPrefix
   if (typeof storeKeyPrefix !== 'string') fail('storeKeyPrefix', 'a string', storeKeyPrefix)
   return {
@@ -204,6 +220,7 @@ export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLim
     maxJitterMs: nonNegative('maxJitterMs', options.maxJitterMs, limiterDefaults.maxJitterMs),
     errorBackoffBaseMs: nonNegative('errorBackoffBaseMs', options.errorBackoffBaseMs, limiterDefaults.errorBackoffBaseMs),
     errorBackoffMaxMs: nonNegative('errorBackoffMaxMs', options.errorBackoffMaxMs, limiterDefaults.errorBackoffMaxMs),
+    giveUp,
   }
 }
 
@@ -234,6 +251,9 @@ export function resolveClientOptions(options: ClientOptions = {}): ResolvedClien
     const value = options[name]
     if (value !== undefined && typeof value !== 'function') fail(name, 'a function', value)
   }
+  // Read per call (it holds with a shared `limiter` too), so checked here as well.
+  const giveUp = options.giveUp
+  if (giveUp !== undefined && giveUp !== 'response' && giveUp !== 'throw') fail('giveUp', "'response' or 'throw'", giveUp)
   return {
     fetch: options.fetch,
     scope: options.scope,

@@ -602,3 +602,109 @@ describe('createLimiter: submit() with callback-style (start) jobs', () => {
     expect(settled.error).toBeInstanceOf(ClosedError)
   })
 })
+
+describe('createLimiter: giveUp', () => {
+  const marked = (label: string) => (reason: string, retryAt: number | undefined) => `${label} gave up: ${reason} ${retryAt}`
+
+  it("'throw' (the default) rejects a give-up after a response with the typed error", async () => {
+    const { limiter, log, t0 } = setup({ maxRetryAfterMs: 1_000 })
+    const call = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled(t0 + 5_000), { gaveUp: marked('a') })
+    await flushPromises()
+    expect(call.error).toBeInstanceOf(RetryAfterTooLongError)
+  })
+
+  it("'response' resolves a too-long Retry-After, a used-up budget and a deadline with the response, marked", async () => {
+    const { limiter, log, t0 } = setup({ maxRetryAfterMs: 1_000, deadlineMs: 3_000, giveUp: 'response' })
+    const tooLong = track(limiter.run(log.job('s1', 'a')))
+    const budget = track(limiter.run(log.job('s2', 'b', { retryBudget: 0 })))
+    const deadline = track(limiter.run(log.job('s3', 'c', { deadlineMs: 500 })))
+    log.started[0]?.answer(throttled(t0 + 5_000), { gaveUp: marked('a') })
+    log.started[1]?.answer(throttled(), { gaveUp: marked('b') })
+    log.started[2]?.answer({ kind: 'overloaded', status: 503, retryAt: t0 + 900 }, { gaveUp: marked('c') })
+    await flushPromises()
+    expect(tooLong.value).toBe(`a gave up: retry-after-too-long ${t0 + 5_000}`)
+    expect(budget.value).toBe('b gave up: retry-budget undefined')
+    expect(deadline.value).toBe(`c gave up: deadline ${t0 + 900}`)
+    expect(log.started).toHaveLength(3)
+  })
+
+  it("'response': a call that gives up while waiting for its retry answers with the server's last response", async () => {
+    const { limiter, log, clock, t0 } = setup({ deadlineMs: 2_000, maxInFlight: 1, giveUp: 'response' })
+    const a = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled(t0 + 1_500), { gaveUp: marked('a') })
+    await flushPromises()
+    expect(log.started[0]?.discarded).toBe(true) // body released while it waits
+    await clock.advance(1_500)
+    // The retry is out and never answers: the deadline ends the call with the 429 it had.
+    expect(log.started).toHaveLength(2)
+    await clock.advance(500)
+    expect(a.value).toBe(`a gave up: deadline undefined`)
+  })
+
+  it("'response' still rejects a call that never got a response, and an abort", async () => {
+    const { limiter, log, t0 } = setup({ deadlineMs: 2_000, giveUp: 'response' })
+    const first = track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled(t0 + 60_000 - 1), { gaveUp: marked('a') })
+    await flushPromises()
+    expect(first.value).toBe(`a gave up: deadline ${t0 + 60_000 - 1}`)
+    // The lane is gated past the next call's deadline: it never went out, so it rejects.
+    const gated = track(limiter.run(log.job('s', 'b')))
+    await flushPromises()
+    expect(gated.error).toBeInstanceOf(DeadlineError)
+    const controller = new AbortController()
+    const other = track(limiter.run(log.job('t', 'c', { signal: controller.signal })))
+    log.last().answer(throttled(), { gaveUp: marked('c') })
+    await flushPromises()
+    controller.abort(new Error('stop'))
+    await flushPromises()
+    expect((other.error as Error).message).toBe('stop')
+  })
+
+  it('a job overrides the limiter: giveUp per call', async () => {
+    const { limiter, log } = setup({ retryBudget: 0 })
+    const answered = track(limiter.run(log.job('s', 'a', { giveUp: 'response' })))
+    const thrown = track(limiter.run(log.job('s', 'b')))
+    log.started[0]?.answer(throttled(), { gaveUp: marked('a') })
+    log.started[1]?.answer(throttled(), { gaveUp: marked('b') })
+    await flushPromises()
+    expect(answered.value).toBe('a gave up: retry-budget undefined')
+    expect(thrown.error).toBeInstanceOf(RetryBudgetError)
+  })
+
+  it('rejects a bad giveUp option at create time', () => {
+    expect(() => createLimiter({ giveUp: 'never' as 'throw' })).toThrow(/`giveUp` must be 'response' or 'throw'/)
+  })
+})
+
+describe('createLimiter: deadlines against the lane’s pacing', () => {
+  it('ends at once every queued call whose deadline comes before the head’s next send', async () => {
+    // After a 429 the recording pacer allows one attempt per second.
+    const { limiter, log, clock, t0 } = setup({ intervalMs: 1_000, deadlineMs: 1_500 })
+    const calls = Array.from({ length: 4 }, (_, i) => track(limiter.run(log.job('s', `r${i}`))))
+    for (const attempt of log.started) attempt.answer(throttled(t0 + 200))
+    await flushPromises()
+    // r0's retry fits (at 1 s); the next send is 1 s after it, past everyone's deadline: no waiting for it.
+    await clock.advance(999)
+    expect(calls.every((c) => !c.settled)).toBe(true)
+    await clock.advance(1)
+    expect(log.order()).toEqual(['r0#1', 'r1#1', 'r2#1', 'r3#1', 'r0#2'])
+    expect(calls.slice(1).every((c) => c.error instanceof DeadlineError)).toBe(true)
+    expect((calls[1]?.error as DeadlineError).retryAt).toBe(t0 + 2_000)
+    expect(clock.now()).toBe(t0 + 1_000)
+    log.last().answer(ok)
+    await flushPromises()
+    expect(calls[0]?.value).toBe('r0#2')
+  })
+
+  it('a fresh call the pacing cannot send before its deadline rejects at once', async () => {
+    const { limiter, log, t0 } = setup({ intervalMs: 1_000 })
+    track(limiter.run(log.job('s', 'a')))
+    log.last().answer(throttled())
+    await flushPromises() // paced now: a retried at once, the next send 1 s after it
+    const late = track(limiter.run(log.job('s', 'b', { deadlineMs: 500 })))
+    await flushPromises()
+    expect(late.error).toBeInstanceOf(DeadlineError)
+    expect((late.error as DeadlineError).retryAt).toBe(t0 + 1_000)
+  })
+})
