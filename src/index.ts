@@ -4,6 +4,7 @@
 // The fetch client and the transport-agnostic engine behind it.
 export { createClient } from './client/create-client.js'
 export type { Client, PoliteFetchInit, PoliteRequestInit } from './client/create-client.js'
+export type { FetchBody, FetchImplementation, FetchInput, ResponseShape } from './client/fetch-types.js'
 export { createLimiter } from './client/create-limiter.js'
 export type { Limiter } from './client/create-limiter.js'
 export type { AttemptOutcome, Job } from './client/limiter-types.js'
