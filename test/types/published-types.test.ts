@@ -17,8 +17,8 @@ const root = resolve(import.meta.dirname, '../..')
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
 const fixtures = join(import.meta.dirname, 'fixtures')
 
-/** The runtime dependencies (and @types/node) a consumer would have installed, linked from ours. */
-const LINKED = ['undici', 'ioredis', 'idb-keyval', 'workbox-window', '@types/node']
+/** The runtime dependencies, @types/node and the optional peer a consumer would have installed, linked from ours. */
+const LINKED = ['undici', 'ioredis', 'idb-keyval', 'workbox-window', '@types/node', '@opentelemetry/api']
 
 interface Setup {
   name: string
