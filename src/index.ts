@@ -37,7 +37,10 @@ export type { PoliteFetchErrorOptions } from './client/errors.js'
 export type { GiveUpReason } from './core/retry-policy.js'
 
 // Strategies (one pacer per lane).
-export { aatb, atb, exponential, none, paperAatb, paperAtb, windowed } from './core/pacers/index.js'
+export { atb, exponential, none, paperAtb, windowed } from './core/pacers/index.js'
+// The fleet-aware strategies carry their telemetry starter (createClient imports none).
+export { aatb, paperAatb } from './client/telemetry-strategies.js'
+export type { TelemetryStrategy } from './client/telemetry-strategies.js'
 export type { AatbOptions, AtbOptions, ExponentialOptions, PaperAatbOptions, PaperAtbOptions, WindowOptions } from './core/pacers/index.js'
 export type { ClientTelemetryOptions } from './client/client-telemetry.js'
 

@@ -2,7 +2,6 @@
 // fetch and resolves with the final Response (non-2xx included). Each call becomes a
 // FetchJob in the lane of its scope; the limiter paces, retries and settles it.
 import { RouteScopes } from '../core/scope.js'
-import { startClientTelemetry } from './client-telemetry.js'
 import { createLimiter, type Limiter } from './create-limiter.js'
 import { ClosedError } from './errors.js'
 import { type FetchContext, FetchJob } from './fetch-job.js'
@@ -13,6 +12,7 @@ import type { ScopeStats } from './lane.js'
 import type { LimiterEventName, Listener } from './limiter-events.js'
 import { type ClientOptions, type RequestDescriptor, resolveClientOptions } from './options.js'
 import { isReplayableBody, readBounded } from './request-body.js'
+import type { TelemetryStrategy } from './telemetry-strategies.js'
 
 /** Per-request options, passed as `init.politeFetch`. */
 export interface PoliteFetchInit {
@@ -71,8 +71,21 @@ function headersOf(input: FetchInput, init: RequestInit | undefined): Headers {
   return isRequest(input) ? input.headers : new Headers()
 }
 
+/**
+ * How a strategy starts its telemetry. It travels on the strategy (aatb() from the package
+ * entry), so this module imports no telemetry code and a page on the default atb() ships none.
+ */
+function telemetryStarter(strategy: ClientOptions['strategy']): TelemetryStrategy['startTelemetry'] {
+  const start = (strategy as Partial<TelemetryStrategy> | undefined)?.startTelemetry
+  if (typeof start === 'function') return start
+  const name = strategy === undefined ? 'none given (atb by default)' : `\`${strategy.name}\``
+  throw new TypeError(`polite-fetch: option \`telemetry\` needs \`strategy: aatb()\` (or paperAatb()) from polite-fetch; strategy: ${name}`)
+}
+
 export function createClient(options: ClientOptions = {}): Client {
   const clientOptions = resolveClientOptions(options)
+  // Checked before anything is built: a client that cannot start never leaves a limiter behind.
+  const startTelemetry = options.telemetry === undefined ? undefined : telemetryStarter(options.strategy)
   // A shared limiter (e.g. the Node interceptor's) keeps one lane per quota across shells;
   // the client then does not own it and close() leaves it running.
   const limiter: Limiter = options.limiter ?? createLimiter(options)
@@ -94,9 +107,9 @@ export function createClient(options: ClientOptions = {}): Client {
   const closing = options.limiter === undefined ? new AbortController() : undefined
 
   const telemetry =
-    options.telemetry === undefined
+    startTelemetry === undefined || options.telemetry === undefined
       ? undefined
-      : startClientTelemetry(options.telemetry, limiter, context.now, (input, init) => underlying()(input, init))
+      : startTelemetry(options.telemetry, limiter, context.now, (input, init) => underlying()(input, init))
 
   function underlying(): FetchFunction {
     const chosen = clientOptions.fetch ?? globalThis.fetch
