@@ -71,6 +71,7 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
 
   const answer = async (request: Request): Promise<Response> => {
     try {
+      // With `giveUp: 'response'` a give-up after a response arrives here as that response.
       return markPaced(await client.fetch(request))
     } catch (error) {
       const giveUp = toGiveUp(error)

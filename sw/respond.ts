@@ -2,6 +2,7 @@
 // immutable, so marking one means rebuilding it around the same body stream.
 import { PoliteFetchError } from '../src/client/errors.js'
 import { PACED_HEADER, PACED_HEADER_VALUE } from '../src/client/fetch-job.js'
+import { GIVE_UP_HEADER, giveUpFields, SHOULD_RETRY_HEADER } from '../src/client/give-up-header.js'
 
 /**
  * Copy `response` with the paced marker, so page-side clients neither retry nor pace it
@@ -77,6 +78,8 @@ export function giveUpResponse(giveUp: GiveUp, request: Request, now: number, cr
     'cache-control': 'no-store',
     [PACED_HEADER]: PACED_HEADER_VALUE,
   })
-  if (crossOrigin) headers.set('access-control-expose-headers', `retry-after, ${PACED_HEADER}`)
+  // The same fields a `giveUp: 'response'` answer carries, so page-side SDKs read both alike.
+  for (const [name, value] of giveUpFields(giveUp.reason, giveUp.retryAt)) headers.set(name, value)
+  if (crossOrigin) headers.set('access-control-expose-headers', `retry-after, ${PACED_HEADER}, ${GIVE_UP_HEADER}, ${SHOULD_RETRY_HEADER}`)
   return new Response(JSON.stringify(body), { status: 503, statusText: 'Service Unavailable', headers })
 }

@@ -194,7 +194,7 @@ export function createClient(options: ClientOptions = {}): Client {
     job.priority = polite?.priority
     job.deadlineMs = polite?.deadlineMs
     job.retryBudget = polite?.retryBudget
-    job.giveUp = options.giveUp
+    job.giveUp = clientOptions.giveUp
     if (pendingRead === undefined) return job
     return pendingRead.then((read) => {
       if (read.replayable) {

@@ -60,8 +60,16 @@ function isSettled(call: Call<unknown>): boolean {
   return call.state === 'done'
 }
 
-/** Give-ups that come after a response, which `giveUp: 'response'` answers with that response. */
+/**
+ * Give-ups that come after a response, which `giveUp: 'response'` answers with that response (the
+ * call's own, else the one gating its lane past its deadline).
+ */
 const ANSWERED_GIVE_UPS: ReadonlySet<string> = new Set<GiveUpReason>(['deadline', 'retry-budget', 'retry-after-too-long'])
+
+/** The outcome when it carries a response (a shell may report a transport failure as an outcome with status 0). */
+function responseOf(outcome: AttemptOutcome<unknown> | undefined): AttemptOutcome<unknown> | undefined {
+  return outcome !== undefined && outcome.signal.status > 0 ? outcome : undefined
+}
 
 /** Whether a job's report is an outcome or a failure (a job may resolve with anything). */
 function isAttemptEnd(end: unknown): end is AttemptEnd {
@@ -412,7 +420,7 @@ class Engine implements CallOwner, SplitHost {
   /** The pacer (and the lane's counters, gate and route record) learn from what the attempt said. */
   learn(call: Call<unknown>, end: AttemptEnd, now: number): void {
     // A response someone upstream already paced (our service worker's mark) teaches this lane nothing.
-    if (end.failed === true || end.neutral !== true) this.feed(call, end.signal, now)
+    if (end.failed === true || end.neutral !== true) this.feed(call, end.signal, now, end)
   }
 
   /** A 429/503 or a failure: retry it, or stop and tell the caller why. */
@@ -451,7 +459,7 @@ class Engine implements CallOwner, SplitHost {
     if (end.failed !== true) {
       end.discard?.()
       // Kept (head only) so a give-up while it waits can still answer with the server's response.
-      if (end.gaveUp !== undefined && this.#answersGiveUps(call)) call.lastOutcome = end
+      if (end.gaveUp !== undefined && responseOf(end) !== undefined && this.#answersGiveUps(call)) call.lastOutcome = end
     }
     call.retries++
     lane.retries++
@@ -496,10 +504,13 @@ class Engine implements CallOwner, SplitHost {
     return (call.job.giveUp ?? this.o.giveUp) === 'response'
   }
 
-  feed(call: Call<unknown>, signal: Signal, now: number): void {
+  feed(call: Call<unknown>, signal: Signal, now: number, end?: AttemptEnd): void {
     const lane = call.lane
-    // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.
-    if (feedLane(this, call, signal, now)) this.#endHopeless(lane, lane.gateUntil)
+    if (feedLane(this, call, signal, now)) {
+      lane.gateAnswer = end?.failed !== true && end?.gaveUp !== undefined ? end : undefined
+      // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.
+      this.#endHopeless(lane, lane.gateUntil)
+    }
     // Last: a split may move this call (and others of its route) to another lane.
     if (wantsRouteNote(lane, signal)) noteRoute(this, call, lane, signal, now)
   }
@@ -583,10 +594,19 @@ class Engine implements CallOwner, SplitHost {
     this.settle(call)
     call.lane.giveUps++
     this.emitGiveUp(call, reason, retryAt)
-    const answer = ANSWERED_GIVE_UPS.has(reason) ? (outcome ?? call.lastOutcome) : undefined
+    const answers = ANSWERED_GIVE_UPS.has(reason) && this.#answersGiveUps(call)
+    const own = answers ? (responseOf(outcome) ?? call.lastOutcome) : undefined
     call.lastOutcome = undefined
-    if (answer?.gaveUp !== undefined && this.#answersGiveUps(call)) {
-      call.resolve(answer.gaveUp(reason, retryAt))
+    if (own?.gaveUp !== undefined) {
+      if (own !== outcome) outcome?.discard?.()
+      call.resolve(own.gaveUp(reason, retryAt))
+      return
+    }
+    // Refused before the server heard it, because of what the server told the lane: its answer applies.
+    const gate = call.lane.gateAnswer
+    if (answers && reason === 'deadline' && gate?.gaveUp !== undefined && call.lane.gateUntil > this.o.clock.now()) {
+      outcome?.discard?.()
+      call.resolve(gate.gaveUp(reason, retryAt, true))
       return
     }
     outcome?.discard?.()

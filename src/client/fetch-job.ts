@@ -53,12 +53,13 @@ function discardResponse(this: AttemptOutcome<Response>): void {
 }
 
 /** The response handed back after a give-up (`giveUp: 'response'`): same status and headers plus the mark. */
-function gaveUpResponse(this: AttemptOutcome<Response>, reason: string, retryAt: number | undefined): Response {
+function gaveUpResponse(this: AttemptOutcome<Response>, reason: string, retryAt: number | undefined, copy = false): Response {
   const response = this.value
   const headers = new Headers(response.headers)
   for (const [name, value] of giveUpFields(reason, retryAt)) headers.set(name, value)
-  // A response discarded for a retry the call then never made has lost its body.
-  const body = response.bodyUsed || response.body?.locked === true ? null : response.body
+  // A copy (for another call) never takes the body; a response discarded for a retry the call
+  // then never made has lost it.
+  const body = copy || response.bodyUsed || response.body?.locked === true ? null : response.body
   return new Response(body, { status: response.status, statusText: response.statusText, headers })
 }
 

@@ -51,6 +51,15 @@ export class LaneRegistry {
         this.onWake(restoring)
       })
     }
+    // A lane refined out of its origin's (`origin#policy`, learned from the very response that
+    // may have gated the origin's lane) starts behind the same gate: the server's Retry-After
+    // was about this policy's requests.
+    const hash = scope.indexOf('#')
+    const parent = hash > 0 ? this.lanes.get(scope.slice(0, hash)) : undefined
+    if (parent !== undefined && parent.gateUntil > now) {
+      lane.gateUntil = parent.gateUntil
+      lane.gateAnswer = parent.gateAnswer
+    }
     this.lanes.set(scope, lane)
     if (this.sweepTimer === undefined) this.sweepTimer = startTimer(this.o.clock, this.o.idleMs, sweepFired, this, true)
     return lane

@@ -3,6 +3,7 @@
 // is plain state; the limiter (create-limiter.ts) moves calls through it.
 import type { Pacer } from '../core/types.js'
 import type { Call } from './call.js'
+import type { AttemptOutcome } from './limiter-types.js'
 import { LaneQueue } from './lane-queue.js'
 import type { LaneRouteRecord } from './route-splitter.js'
 
@@ -48,6 +49,12 @@ export class Lane {
    * earlier deadline were ended), so a pump that finds the same bound does not walk the queue again.
    */
   hopelessBefore = 0
+  /**
+   * The response whose retryAt raised `gateUntil`, when its shell can hand it out again
+   * (`AttemptOutcome.gaveUp`): with `giveUp: 'response'`, a call the gate puts past its deadline
+   * is answered with a copy of it, the server's word for that call too.
+   */
+  gateAnswer: AttemptOutcome<unknown> | undefined = undefined
   /** Epoch ms of the last call admitted or attempt settled; drives idle eviction. */
   lastActiveAt: number
   /** Pacer state changed since it was last written to the store. */

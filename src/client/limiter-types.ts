@@ -38,9 +38,11 @@ export interface AttemptOutcome<T> {
    * gives up with `giveUp: 'response'` (deadline, retry budget, a too-long Retry-After): the
    * response itself, marked with the reason and `retryAt` (`x-polite-fetch-give-up`). May be
    * asked after `discard()` (the call gave up while waiting for its retry): the value then has
-   * the response's status and headers and no body. Absent: such give-ups reject.
+   * the response's status and headers and no body. With `copy`, for another call of the lane
+   * this response gated past its deadline: a new value, status and headers only, each time.
+   * Absent: such give-ups reject.
    */
-  gaveUp?(reason: string, retryAt: number | undefined): T
+  gaveUp?(reason: string, retryAt: number | undefined, copy?: boolean): T
   /** Not a failure: what tells an outcome from an `AttemptFailure` (see create-limiter.ts). */
   readonly failed?: false
 }

@@ -244,6 +244,8 @@ export interface ResolvedClientOptions {
   maxBodyBytes: number
   maxLearnedRoutes: number
   learnRouteSplits: boolean
+  /** Only when given: undefined leaves it to the limiter. */
+  giveUp: GiveUpMode | undefined
 }
 
 export function resolveClientOptions(options: ClientOptions = {}): ResolvedClientOptions {
@@ -262,5 +264,6 @@ export function resolveClientOptions(options: ClientOptions = {}): ResolvedClien
     maxBodyBytes: nonNegative('maxBodyBytes', options.maxBodyBytes, clientDefaults.maxBodyBytes),
     maxLearnedRoutes: positiveInteger('maxLearnedRoutes', options.maxLearnedRoutes, clientDefaults.maxLearnedRoutes),
     learnRouteSplits: flag('learnRouteSplits', options.learnRouteSplits, clientDefaults.learnRouteSplits),
+    giveUp,
   }
 }

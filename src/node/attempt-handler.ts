@@ -9,6 +9,7 @@
 // response is held is queued and replayed on delivery, so the caller sees exactly one
 // coherent response.
 import { errors } from 'undici'
+import { giveUpFields } from '../client/give-up-header.js'
 import type { AttemptOutcome, AttemptReport } from '../client/limiter-types.js'
 import type { Signal } from '../core/types.js'
 import type { RawHeaders } from './dispatch-request.js'
@@ -40,6 +41,22 @@ export interface AttemptOwner {
 // context on every call, resumer needed or not.
 function resumerOf(attempt: AttemptHandler): () => void {
   return () => attempt.resume()
+}
+
+function noop(): void {}
+
+const NO_TRAILERS: RawHeaders = Object.freeze([]) as RawHeaders
+
+/** `raw` with `fields` set: same-named fields the server sent are dropped, the new ones appended (as Buffers, as undici's own). */
+function withFields(raw: RawHeaders, fields: [string, string][]): RawHeaders {
+  const names = new Set(fields.map(([name]) => name))
+  const out: (Buffer | string | ReadonlyArray<Buffer | string>)[] = []
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (names.has(String(raw[i]).toLowerCase())) continue
+    out.push(raw[i]!, raw[i + 1]!)
+  }
+  for (const [name, value] of fields) out.push(Buffer.from(name, 'latin1'), Buffer.from(value, 'latin1'))
+  return out
 }
 
 const NO_SIGNAL: Signal = Object.freeze({ kind: 'error', status: 0 }) as Signal
@@ -110,9 +127,35 @@ export class AttemptHandler implements AttemptOutcome<AttemptHandler> {
     this.#flush(this.#target)
   }
 
+  /**
+   * AttemptOutcome.gaveUp (`giveUp: 'response'`): the caller gets this response after all, with
+   * the give-up fields added. Called on a held response, or on one already discarded for a retry
+   * the call then never made (it is delivered without its body).
+   */
+  gaveUp(reason: string, retryAt: number | undefined, copy = false): AttemptHandler {
+    const rawHeaders = withFields(this.rawHeaders ?? [], giveUpFields(reason, retryAt))
+    if (!copy) {
+      this.rawHeaders = rawHeaders
+      return this
+    }
+    // For another dispatch: a head of its own, delivered without a body.
+    const head = new AttemptHandler(this.#owner, undefined, this.report)
+    head.statusCode = this.statusCode
+    head.rawHeaders = rawHeaders
+    head.statusMessage = this.statusMessage
+    head.signal = this.signal
+    head.#mode = 'discarded'
+    return head
+  }
+
   /** Hand the response (or the failure) to the caller; called with the response held, or inside onHeaders. */
   deliver(target: DeliveryTarget): void {
     this.#target = target
+    if (this.#mode === 'discarded') {
+      // Its body went to the drain: the head alone, and undici's later callbacks stay ignored.
+      this.#deliverHead(target)
+      return
+    }
     const held = this.#mode === 'held'
     this.#mode = 'delivered'
     if (this.statusCode === 0) {
@@ -128,6 +171,17 @@ export class AttemptHandler implements AttemptOutcome<AttemptHandler> {
       return
     }
     if (!this.#inHeaders) this.#flush(target)
+  }
+
+  #deliverHead(target: DeliveryTarget): void {
+    try {
+      target.emitHeaders(this.statusCode, this.rawHeaders!, noop, this.statusMessage)
+    } catch (error) {
+      target.emitError(error instanceof Error ? error : new Error(String(error)))
+      return
+    }
+    // No trailers: an empty list, as undici's parser hands `request` (it reads their length).
+    target.emitEnd(NO_TRAILERS)
   }
 
   /** Throw the held response away: drain a small body (keeps the socket), abort a large one. */

@@ -1,6 +1,6 @@
 // What the interceptor needs to know about one undici dispatch before sending it:
-// can its body be sent twice, is a network failure safe to retry, which lane it
-// belongs to. Plain functions over undici's `DispatchOptions`.
+// is a network failure safe to retry, which lane it belongs to (whether its body can
+// be sent twice: replayable-body.ts). Plain functions over undici's `DispatchOptions`.
 import type { Dispatcher } from 'undici'
 import { OriginCache } from '../client/origin-cache.js'
 import { readSignals, SIGNAL_HEADER_NAMES, statusSignal, type HeaderSource } from '../core/signals/index.js'
@@ -8,18 +8,6 @@ import type { Signal } from '../core/types.js'
 
 type UndiciHeaders = Dispatcher.DispatchOptions['headers']
 type ResponseHeaders = Record<string, string | string[] | undefined>
-
-/**
- * A body undici can send again unchanged: none, a string, bytes or a Blob. Streams,
- * iterables and async iterables are consumed by the first attempt (undici's `fetch`
- * always passes an async iterable), so they are never replayed.
- */
-export function isReplayableBody(body: unknown): boolean {
-  if (body == null) return true
-  if (typeof body === 'string') return true
-  if (ArrayBuffer.isView(body) || body instanceof ArrayBuffer) return true
-  return typeof Blob !== 'undefined' && body instanceof Blob
-}
 
 // RFC 9110 §9.2.2, plus QUERY (httpbis draft), which undici also treats as idempotent.
 const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE', 'QUERY'])

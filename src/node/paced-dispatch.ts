@@ -14,7 +14,9 @@ import { INVALID_REQUEST, settlesAtOnce } from '../core/retry-policy.js'
 import { statusSignal } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
 import { AttemptHandler, type AttemptOwner, type DeliveryTarget } from './attempt-handler.js'
-import { isIdempotent, isReplayableBody, parseRawHeaders, type RawHeaders } from './dispatch-request.js'
+import type { GiveUpMode } from '../client/limiter-types.js'
+import { isIdempotent, parseRawHeaders, type RawHeaders } from './dispatch-request.js'
+import { bufferBody, isReplayableBody } from './replayable-body.js'
 
 /** Both handler APIs of undici 7 (a caller's handler has one of them, or both). */
 export interface CallerHandler
@@ -46,6 +48,10 @@ export interface PacingContext {
   discardMaxBytes: number
   /** Remember that this dispatch's route draws on the named policy (lane refinement). */
   learn: ((opts: Dispatcher.DispatchOptions, policy: string) => void) | undefined
+  /** Bodies the first attempt would consume are read up to this many bytes and replayed. */
+  maxBodyBytes: number
+  /** The shell's `giveUp` option (undefined: the limiter's). */
+  giveUp: GiveUpMode | undefined
 }
 
 /** Why a throttled response was passed through instead of retried. */
@@ -68,9 +74,9 @@ export class PacedDispatch
   rawTrailers: Dispatcher.DispatchController['rawTrailers'] = null
   readonly handler: CallerHandler
   readonly #callbacks: boolean
-  readonly #opts: Dispatcher.DispatchOptions
+  #opts: Dispatcher.DispatchOptions
   readonly #context: PacingContext
-  readonly #replayable: boolean
+  #replayable: boolean
   // Usually exactly one listener (the limiter's call): kept in a slot, an array only beyond.
   #abortListener: AbortListener | undefined
   #moreAbortListeners: AbortListener[] | undefined
@@ -99,6 +105,34 @@ export class PacedDispatch
   }
   get aborted(): boolean {
     return this.#aborted
+  }
+  /** The shell's `giveUp` option, read by the limiter when the call gives up. */
+  get giveUp(): GiveUpMode | undefined {
+    return this.#context.giveUp
+  }
+  /** The body is one the first attempt would consume: read it (`readBody`) before the job is run. */
+  get bodyNeedsReading(): boolean {
+    return !this.#replayable
+  }
+
+  /**
+   * Reads a consumable body up to `maxBodyBytes`, so every attempt sends the same bytes; a
+   * longer one is sent once, whole, and its 429 handed to the caller (`body-not-replayable`).
+   * Resolves false when the caller aborted meanwhile (the handler has its error then) or
+   * the body failed (the handler gets that error).
+   */
+  async readBody(): Promise<boolean> {
+    let read: Awaited<ReturnType<typeof bufferBody>>
+    try {
+      read = await bufferBody(this.#opts.body, this.#context.maxBodyBytes, () => this.#aborted)
+    } catch (error) {
+      this.fail(error)
+      return false
+    }
+    if (read === undefined || this.#aborted) return false
+    this.#opts = { ...this.#opts, body: read.body as Dispatcher.DispatchOptions['body'] }
+    this.#replayable = read.replayable
+    return true
   }
   get paused(): boolean {
     return this.#paused
@@ -237,6 +271,13 @@ export class PacedDispatch
       return
     }
     this.#delivered = attempt
+    // A give-up answered with an earlier response (giveUp: 'response'): the attempt still in
+    // flight is cancelled, as on a rejection.
+    const current = this.#current
+    if (current !== undefined && current !== attempt) {
+      current.abort(new errors.RequestAbortedError('polite-fetch gave up on this request'))
+      current.discard()
+    }
     attempt.deliver(this)
   }
 

@@ -5,7 +5,7 @@
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici'
 import { startClientTelemetry, type ClientTelemetryOptions } from '../client/client-telemetry.js'
 import { createLimiter, type Limiter } from '../client/create-limiter.js'
-import type { LimiterOptions } from '../client/options.js'
+import { type LimiterOptions, type ResolvedClientOptions, resolveClientOptions } from '../client/options.js'
 import { RouteScopes } from '../core/scope.js'
 import { originScope, readRawResponseSignalsAt } from './dispatch-request.js'
 import { type CallerHandler, PacedDispatch, type PacingContext } from './paced-dispatch.js'
@@ -23,6 +23,12 @@ export interface PoliteOptions extends LimiterOptions {
    * many bytes; past it the connection is dropped instead. Default 64 KiB.
    */
   discardMaxBytes?: number
+  /**
+   * A body the first attempt would consume (a stream, an async iterable: what `fetch` and the
+   * SDKs on it send, JSON included) is read up to this many bytes before the first attempt
+   * and replayed byte for byte; a longer one is sent once, not retried. @default 1_048_576 (1 MiB)
+   */
+  maxBodyBytes?: number
   /**
    * AATB: report this process's attempts and 429s to a telemetry endpoint
    * (`polite-fetch/server`) and pace from the fleet's aggregate; use with
@@ -59,9 +65,16 @@ export function createPacing(options: PoliteOptions): Pacing {
   const clock = options.clock
   const now = clock ? () => clock.now() : Date.now
   const discardMaxBytes = options.discardMaxBytes ?? DEFAULT_DISCARD_MAX_BYTES
+  const { maxBodyBytes, giveUp } = resolveShellOptions(options)
+  const submit = (paced: PacedDispatch): void => {
+    // The dispatch is the limiter's job and where its call ends: no promise, and on a
+    // clean lane the attempt is dispatched before this returns.
+    if (typeof limiter.submit === 'function') limiter.submit(paced, paced)
+    else (limiter as Limiter).run(paced).then((attempt) => paced.resolve(attempt), (error: unknown) => paced.reject(error))
+  }
 
   const pace = (dispatch: Dispatcher.Dispatch, refusal?: () => Error | undefined): Dispatcher.Dispatch => {
-    const context: PacingContext = { dispatch, readSignals: readRawResponseSignalsAt, now, discardMaxBytes, learn }
+    const context: PacingContext = { dispatch, readSignals: readRawResponseSignalsAt, now, discardMaxBytes, learn, maxBodyBytes, giveUp }
     return function politeDispatch(opts, handler) {
       // Upgrades and CONNECT tunnels hold a socket, not a request/response: not paced.
       if (opts.upgrade || opts.method === 'CONNECT') return dispatch(opts, handler)
@@ -81,10 +94,12 @@ export function createPacing(options: PoliteOptions): Pacing {
         paced.fail(error)
         return true
       }
-      // The dispatch is the limiter's job and where its call ends: no promise, and on a
-      // clean lane the attempt is dispatched before this returns.
-      if (typeof limiter.submit === 'function') limiter.submit(paced, paced)
-      else (limiter as Limiter).run(paced).then((attempt) => paced.resolve(attempt), (error: unknown) => paced.reject(error))
+      if (paced.bodyNeedsReading) {
+        // Read before the lane (as the fetch shell reads a Request's body), so a retry can resend it.
+        void paced.readBody().then((ready) => ready && submit(paced))
+        return true
+      }
+      submit(paced)
       // Queued, not refused: undici's back-pressure ("busy, wait for drain") does not apply.
       return true
     }
@@ -108,6 +123,11 @@ export function createPacing(options: PoliteOptions): Pacing {
       await telemetryAgent?.close()
     },
   }
+}
+
+/** The shell options checked as the fetch shell checks its own (`resolveClientOptions`). */
+function resolveShellOptions(options: PoliteOptions): Pick<ResolvedClientOptions, 'maxBodyBytes' | 'giveUp'> {
+  return resolveClientOptions({ maxBodyBytes: options.maxBodyBytes, giveUp: options.giveUp })
 }
 
 function defaultScope(routes: RouteScopes, opts: Dispatcher.DispatchOptions): string {

@@ -178,6 +178,63 @@ describe('createClient: Retry-After', () => {
   })
 })
 
+describe("createClient: giveUp: 'response'", () => {
+  it('resolves a too-long Retry-After with the 429, headers and body intact, plus the give-up fields', async () => {
+    makeClient({ giveUp: 'response' })
+    server.reply({ status: 429, headers: { 'retry-after': '120', 'x-vendor': 'kept', 'x-should-retry': 'true' }, body: '{"e":1}' })
+    const res = await client.fetch(`${server.origin}/x`, { method: 'POST', body: 'b' })
+    expect(res.status).toBe(429)
+    expect(res.headers.get('retry-after')).toBe('120')
+    expect(res.headers.get('x-vendor')).toBe('kept')
+    expect(res.headers.get('x-should-retry')).toBe('false')
+    expect(res.headers.get('x-polite-fetch-give-up')).toBe(`retry-after-too-long; retry-at="${new Date(clock.now() + 120_000).toISOString()}"`)
+    expect(await res.text()).toBe('{"e":1}')
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('a deadline reached while waiting for the retry answers with the last 503, without its body', async () => {
+    makeClient({ giveUp: 'response', deadlineMs: 1_000, maxInFlight: 1 })
+    server.reply({ status: 503, headers: { 'retry-after': '0', 'x-n': '1' }, body: 'busy' }, 'hang')
+    const call = track(client.fetch(`${server.origin}/x`))
+    await next('retry')
+    await clock.advance(10) // the recording pacer's spacing after a 503
+    await server.waitForRequests(2)
+    await clock.advance(990)
+    const res = await call.promise
+    expect(res.status).toBe(503)
+    expect(res.headers.get('x-n')).toBe('1')
+    expect(res.headers.get('x-polite-fetch-give-up')).toBe('deadline')
+    expect(await res.text()).toBe('')
+  })
+
+  it("'throw' (the default) rejects; 'response' answers a call gated past its deadline with the gating 429, a network failure rejects", async () => {
+    makeClient({ deadlineMs: 5_000 })
+    server.reply({ status: 429, headers: { 'retry-after': '30' } })
+    await expect(client.fetch(`${server.origin}/x`)).rejects.toMatchObject({ name: 'DeadlineError' })
+    await client.close()
+    makeClient({ giveUp: 'response', deadlineMs: 5_000 })
+    server.reply({ status: 429, headers: { 'retry-after': '30', 'x-n': '1' }, body: 'first' })
+    const first = await client.fetch(`${server.origin}/x`)
+    const gated = await client.fetch(`${server.origin}/y`)
+    expect([first.status, gated.status]).toEqual([429, 429])
+    expect(gated.headers.get('x-n')).toBe('1')
+    expect(await first.text()).toBe('first')
+    expect(await gated.text()).toBe('')
+    expect(server.requests).toHaveLength(2)
+    server.reply('destroy')
+    await expect(client.fetch(`${server.origin.replace('127.0.0.1', 'localhost')}/z`, { method: 'POST' })).rejects.toThrow(TypeError)
+  })
+
+  it('applies its own giveUp on a shared limiter, and checks it', async () => {
+    const limiter = createLimiter({ clock, random: () => 0, strategy: none(), retryBudget: 0 })
+    makeClient({ limiter, giveUp: 'response' })
+    server.reply({ status: 429 })
+    expect((await client.fetch(`${server.origin}/x`)).headers.get('x-polite-fetch-give-up')).toBe('retry-budget')
+    expect(() => createClient({ limiter, giveUp: 'maybe' as 'throw' })).toThrow(/`giveUp` must be/)
+    await limiter.close()
+  })
+})
+
 describe('createClient: bodies', () => {
   it('replays a string (JSON) body on the retry: the server sees it twice', async () => {
     makeClient()

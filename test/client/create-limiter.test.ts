@@ -642,16 +642,31 @@ describe('createLimiter: giveUp', () => {
     expect(a.value).toBe(`a gave up: deadline undefined`)
   })
 
-  it("'response' still rejects a call that never got a response, and an abort", async () => {
+  it("'response': a call the gate puts past its deadline gets a copy of the gating response; without one, or on abort, it rejects", async () => {
     const { limiter, log, t0 } = setup({ deadlineMs: 2_000, giveUp: 'response' })
     const first = track(limiter.run(log.job('s', 'a')))
-    log.last().answer(throttled(t0 + 60_000 - 1), { gaveUp: marked('a') })
+    const copies: boolean[] = []
+    log.last().answer(throttled(t0 + 60_000 - 1), {
+      gaveUp: (reason, retryAt, copy) => {
+        copies.push(copy === true)
+        return `${copy === true ? 'copy' : 'own'}: ${reason} ${retryAt}`
+      },
+    })
     await flushPromises()
-    expect(first.value).toBe(`a gave up: deadline ${t0 + 60_000 - 1}`)
-    // The lane is gated past the next call's deadline: it never went out, so it rejects.
+    expect(first.value).toBe(`own: deadline ${t0 + 60_000 - 1}`)
+    // The lane is gated past the next call's deadline by the server's word: that word answers it.
     const gated = track(limiter.run(log.job('s', 'b')))
     await flushPromises()
-    expect(gated.error).toBeInstanceOf(DeadlineError)
+    expect(gated.value).toBe(`copy: deadline ${t0 + 60_000 - 1}`)
+    expect(copies).toEqual([false, true])
+    // A gate whose response cannot be handed out again: the call rejects.
+    const plain = track(limiter.run(log.job('u', 'p')))
+    log.last().answer(throttled(t0 + 60_000 - 1))
+    await flushPromises()
+    expect(plain.error).toBeInstanceOf(DeadlineError)
+    const gatedPlain = track(limiter.run(log.job('u', 'q')))
+    await flushPromises()
+    expect(gatedPlain.error).toBeInstanceOf(DeadlineError)
     const controller = new AbortController()
     const other = track(limiter.run(log.job('t', 'c', { signal: controller.signal })))
     log.last().answer(throttled(), { gaveUp: marked('c') })

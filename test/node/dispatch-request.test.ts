@@ -1,32 +1,13 @@
-import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import {
   hasHeader,
   isIdempotent,
-  isReplayableBody,
   originScope,
   parseRawHeaders,
   readRawResponseSignals,
   readResponseSignals,
   ResponseHeaderSource,
 } from '../../src/node/dispatch-request.js'
-
-describe('isReplayableBody', () => {
-  it('accepts bodies undici can send twice', () => {
-    for (const body of [undefined, null, '', 'text', Buffer.from('x'), new Uint8Array(2), new ArrayBuffer(2), new Blob(['x'])]) {
-      expect(isReplayableBody(body)).toBe(true)
-    }
-  })
-
-  it('refuses bodies the first attempt consumes', () => {
-    async function* generator() {
-      yield 'x'
-    }
-    for (const body of [Readable.from(['x']), generator(), [Buffer.from('x')][Symbol.iterator](), new FormData()]) {
-      expect(isReplayableBody(body)).toBe(false)
-    }
-  })
-})
 
 describe('isIdempotent / hasHeader', () => {
   it('follows RFC 9110 for methods', () => {

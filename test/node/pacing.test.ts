@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream'
-import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici'
+import { Agent, FormData as UndiciFormData, fetch as undiciFetch, request, type Dispatcher } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { GiveUpEvent } from '../../src/client/limiter-events.js'
 import { atb, none } from '../../src/core/pacers/index.js'
@@ -128,30 +128,74 @@ describe.each(SHELLS)('%s with undici.request', (shell) => {
     expect(giveUps.map((e) => e.reason)).toEqual(['deadline'])
   })
 
-  it('does not replay a streaming body: the 429 is passed through with reason body-not-replayable', async () => {
+  it('replays a streaming body byte for byte: it is read (up to maxBodyBytes) before the first attempt', async () => {
     const { server, dispatcher, giveUps } = await setup(throttleFirst(1, { status: 429, body: 'slow down' }))
+    const bytes = Buffer.from([0, 1, 2, 255, 254, 0x2c, 0xe2, 0x82, 0xac])
     const res = await request(`${server.url}/upload`, {
       dispatcher,
       method: 'POST',
-      body: Readable.from([Buffer.from('part-1;'), Buffer.from('part-2')]),
+      body: Readable.from([bytes.subarray(0, 4), bytes.subarray(4)]),
     })
-    expect(res.statusCode).toBe(429)
-    expect(await res.body.text()).toBe('slow down')
-    expect(server.received.map((r) => r.body)).toEqual(['part-1;part-2'])
-    expect(giveUps).toMatchObject([{ reason: 'body-not-replayable', status: 429 }])
+    expect(res.statusCode).toBe(200)
+    expect(await res.body.text()).toBe('ok 2')
+    expect(server.receivedBytes.map((b) => b.toString('hex'))).toEqual([bytes.toString('hex'), bytes.toString('hex')])
+    expect(giveUps).toEqual([])
   })
 
-  it('does not replay an async-iterable body either', async () => {
+  it('replays an async-iterable body too', async () => {
     const { server, dispatcher } = await setup(throttleFirst(1))
     async function* chunks() {
-      yield Buffer.from('once')
+      yield Buffer.from('on')
+      yield 'ce'
     }
     // undici accepts async iterables; its types do not say so.
     const body = chunks() as unknown as Readable
     const res = await request(`${server.url}/`, { dispatcher, method: 'POST', body })
-    expect(res.statusCode).toBe(429)
+    expect(res.statusCode).toBe(200)
     await res.body.dump()
-    expect(server.received).toHaveLength(1)
+    expect(server.received.map((r) => r.body)).toEqual(['once', 'once'])
+  })
+
+  it('sends a stream longer than maxBodyBytes once, whole: its 429 is passed through (body-not-replayable)', async () => {
+    const { server, dispatcher, giveUps } = await setup(throttleFirst(1, { status: 429, body: 'slow down' }), { maxBodyBytes: 8 })
+    const res = await request(`${server.url}/upload`, {
+      dispatcher,
+      method: 'POST',
+      body: Readable.from([Buffer.from('part-1;'), Buffer.from('part-2;'), Buffer.from('part-3')]),
+    })
+    expect(res.statusCode).toBe(429)
+    expect(await res.body.text()).toBe('slow down')
+    expect(server.received.map((r) => r.body)).toEqual(['part-1;part-2;part-3'])
+    expect(giveUps).toMatchObject([{ reason: 'body-not-replayable', status: 429 }])
+  })
+
+  it('replays FormData (undici serialises it afresh per attempt)', async () => {
+    const { server, dispatcher } = await setup(throttleFirst(1))
+    const form = new UndiciFormData()
+    form.set('field', 'value')
+    const res = await request(`${server.url}/form`, { dispatcher, method: 'POST', body: form as unknown as string })
+    expect(res.statusCode).toBe(200)
+    await res.body.dump()
+    expect(server.received).toHaveLength(2)
+    for (const received of server.received) expect(received.body).toContain('value')
+  })
+
+  it('an abort while the body is being read settles the dispatch and sends nothing', async () => {
+    const { server, dispatcher } = await setup(throttleFirst(0))
+    const controller = new AbortController()
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    async function* slow() {
+      yield Buffer.from('first')
+      await held
+      yield Buffer.from('second')
+    }
+    const pending = request(`${server.url}/`, { dispatcher, method: 'POST', body: slow() as unknown as Readable, signal: controller.signal })
+    setImmediate(() => controller.abort())
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' })
+    release()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(server.received).toHaveLength(0)
   })
 
   it.each([
@@ -326,12 +370,83 @@ describe.each(SHELLS)('%s with undici.fetch', (shell) => {
     expect(server.received).toHaveLength(1)
   })
 
-  it('fetch streams request bodies, so a POST body is sent once and its 429 returned', async () => {
+  it('fetch streams request bodies: a POST body is read once and replayed byte for byte', async () => {
     const { server, dispatcher, giveUps } = await setup(throttleFirst(1))
-    const res = await undiciFetch(`${server.url}/`, { dispatcher, method: 'POST', body: 'hello' })
-    expect(res.status).toBe(429)
+    const body = JSON.stringify({ model: 'm', input: 'héllo €' })
+    const res = await undiciFetch(`${server.url}/`, { dispatcher, method: 'POST', body, headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(200)
     await res.arrayBuffer()
-    expect(server.received.map((r) => r.body)).toEqual(['hello'])
-    expect(giveUps.map((e) => e.reason)).toEqual(['body-not-replayable'])
+    expect(server.received.map((r) => r.body)).toEqual([body, body])
+    expect(giveUps).toEqual([])
+  })
+})
+
+describe.each(SHELLS)("%s with giveUp: 'response'", (shell) => {
+  const setup = (script: (n: number) => Reply, options: PoliteOptions = {}) => setupShell(shell, script, { giveUp: 'response', ...options })
+  const tooLong = { status: 429, headers: { 'retry-after': '120', 'x-should-retry': 'true', 'x-vendor': 'kept' }, body: '{"error":"rate"}' }
+
+  it('a too-long Retry-After hands the caller the 429 itself, headers and body intact, plus the give-up fields', async () => {
+    const { server, dispatcher, giveUps } = await setup(() => tooLong)
+    const res = await request(`${server.url}/`, { dispatcher, method: 'POST', body: 'payload' })
+    expect(res.statusCode).toBe(429)
+    expect(res.headers['retry-after']).toBe('120')
+    expect(res.headers['x-vendor']).toBe('kept')
+    expect(res.headers['x-should-retry']).toBe('false')
+    expect(res.headers['x-polite-fetch-give-up']).toMatch(/^retry-after-too-long; retry-at="\d{4}-.*Z"$/)
+    expect(await res.body.text()).toBe('{"error":"rate"}')
+    expect(server.received).toHaveLength(1)
+    expect(giveUps.map((e) => e.reason)).toEqual(['retry-after-too-long'])
+  })
+
+  it('through fetch: the Response of the 429, readable', async () => {
+    const { server, dispatcher } = await setup(() => tooLong, { retryBudget: 0, maxRetryAfterMs: 1_000_000 })
+    const res = await undiciFetch(`${server.url}/`, { dispatcher })
+    expect(res.status).toBe(429)
+    expect(res.headers.get('x-polite-fetch-give-up')).toMatch(/^retry-budget; retry-at=/)
+    expect(await res.text()).toBe('{"error":"rate"}')
+  })
+
+  it('a deadline decided at the response keeps the body', async () => {
+    const { server, dispatcher } = await setup(() => ({ status: 503, headers: { 'retry-after': '1' }, body: 'busy' }), { deadlineMs: 500 })
+    const res = await request(`${server.url}/`, { dispatcher })
+    expect(res.statusCode).toBe(503)
+    expect(res.headers['x-polite-fetch-give-up']).toMatch(/^deadline; retry-at=/)
+    expect(await res.body.text()).toBe('busy')
+  })
+
+  it('a deadline during the retry answers with the last 503 (its body was drained for the retry) and cancels the retry', async () => {
+    let release: () => void = () => {}
+    const hold = new Promise<void>((resolve) => (release = resolve))
+    cleanups.push(async () => release())
+    const { server, dispatcher } = await setup(
+      (n) => (n === 1 ? { status: 503, headers: { 'retry-after-ms': '50', 'x-n': '1' }, body: 'busy' } : { status: 200, holdUntil: hold }),
+      { deadlineMs: 400 },
+    )
+    const started = performance.now()
+    const res = await request(`${server.url}/`, { dispatcher })
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(res.statusCode).toBe(503)
+    expect(res.headers['x-n']).toBe('1')
+    expect(res.headers['x-polite-fetch-give-up']).toBe('deadline')
+    expect(await res.body.text()).toBe('')
+    expect(server.received).toHaveLength(2)
+  })
+
+  it('a call the gate puts past its deadline gets the gating 429 (head only, never sent); a network failure still rejects', async () => {
+    const { server, dispatcher } = await setup(
+      (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '30', 'x-n': '1' }, body: 'first' } : { status: 500, destroy: true }),
+      { deadlineMs: 5_000 },
+    )
+    const first = await request(`${server.url}/`, { dispatcher })
+    expect(first.statusCode).toBe(429)
+    expect(await first.body.text()).toBe('first')
+    const gated = await request(`${server.url}/`, { dispatcher, method: 'POST', body: 'x' })
+    expect(gated.statusCode).toBe(429)
+    expect(gated.headers['x-n']).toBe('1')
+    expect(gated.headers['x-polite-fetch-give-up']).toMatch(/^deadline; retry-at=/)
+    expect(await gated.body.text()).toBe('')
+    const viaFetch = await undiciFetch(`${server.url}/`, { dispatcher })
+    expect(viaFetch.status).toBe(429)
+    expect(server.received).toHaveLength(1)
   })
 })

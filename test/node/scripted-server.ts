@@ -26,6 +26,8 @@ export interface Reply {
 export interface ScriptedServer {
   url: string
   received: Received[]
+  /** The bodies as bytes, in arrival order. */
+  receivedBytes: Buffer[]
   close(): Promise<void>
 }
 
@@ -33,10 +35,12 @@ export async function startScriptedServer(
   script: (n: number, request: Received) => Reply,
 ): Promise<ScriptedServer> {
   const received: Received[] = []
+  const receivedBytes: Buffer[] = []
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
+      receivedBytes.push(Buffer.concat(chunks))
       const request: Received = {
         method: req.method ?? '',
         path: req.url ?? '',
@@ -65,6 +69,7 @@ export async function startScriptedServer(
   return {
     url: `http://127.0.0.1:${port}`,
     received,
+    receivedBytes,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -64,6 +64,29 @@ describe('installPoliteFetch', () => {
     expect(problem['instance']).toBe(`${API}/items`)
   })
 
+  it("with giveUp: 'response' hands the page the server's own 429, marked paced and with the give-up fields", async () => {
+    const fake = fakeWorkerGlobal(() => throttled({ 'retry-after': '3600', 'x-vendor': 'kept' }))
+    install(fake, { giveUp: 'response' })
+    const response = await fake.fetch(new Request(`${API}/items`)).response!
+    expect(response.status).toBe(429)
+    expect(response.headers.get('retry-after')).toBe('3600')
+    expect(response.headers.get('x-vendor')).toBe('kept')
+    expect(response.headers.get(PACED_HEADER)).toBe('paced')
+    expect(response.headers.get('x-polite-fetch-give-up')).toMatch(/^retry-after-too-long; retry-at=/)
+    expect(response.headers.get('x-should-retry')).toBe('false')
+    expect(await response.json()).toEqual({ error: 'slow down' })
+    expect(fake.calls.upstream).toHaveLength(1)
+  })
+
+  it("the synthetic 503 of 'throw' carries the give-up fields too", async () => {
+    const fake = fakeWorkerGlobal(() => throttled({ 'retry-after': '3600' }))
+    install(fake)
+    const response = await fake.fetch(new Request(`${API}/items`)).response!
+    expect(response.status).toBe(503)
+    expect(response.headers.get('x-polite-fetch-give-up')).toMatch(/^retry-after-too-long; retry-at=/)
+    expect(response.headers.get('x-should-retry')).toBe('false')
+  })
+
   it('gives up with reason budget when the retry budget is spent', async () => {
     const fake = fakeWorkerGlobal(() => throttled())
     install(fake, { retryBudget: 0 })
