@@ -2,17 +2,24 @@
 // runs in another process (so server work does not share our event loop); we compare
 // a plain undici Agent with `politeAgent` over the same kind of Agent (what `install()`
 // puts over the global dispatcher), and, as context, the Agent composed with a
-// do-nothing interceptor and with `politeInterceptor` (what `compose` itself costs):
+// do-nothing interceptor and with `politeInterceptor` (what `compose` itself costs).
+// The control is a second plain Agent (an A/A pair): it runs exactly what the plain
+// Agent runs, so its ratio to the plain one measures the bench itself — slot order,
+// warm-up, pinning, drift — and must read 1 within noise. (The "naive pass-through" is
+// no control: `compose` wraps `request`'s handler and the Agent unwraps it again,
+// parsing the headers, which costs real CPU; see docs/node.md.)
 //  - throughput at 64 concurrent requests on loopback, >= 5 rounds; in each round the
 //    dispatchers take turns in 250 ms slices (so load from other processes hits all
-//    of them alike), `seconds` each in total; `throughputRatio` is the
-//    median over rounds of politeAgent/plain within the round (drift from other processes on
-//    the machine hits both sides of a pair alike), the ratio of medians is printed too;
+//    of them alike), `seconds` each in total, the turn order reversed every pass;
+//    `throughputRatio` is the median, over pass pairs (a forward pass and the reversed
+//    one after it, where every subject's two slices average to the same moment, so a
+//    steady rise or fall of load cancels), of politeAgent/plain; the ratio of medians
+//    is printed too;
 //  - client CPU µs per request (steadier than throughput on a shared machine);
 //  - added median latency at concurrency 1.
 // The load average is printed and saved with the figures: on a busy machine the
 // throughput figures scatter, so read them with it.
-// Usage: npx tsx bench/node.ts [--runs 9] [--seconds 2] [--warm 2] [--serial 3000]
+// Usage: npx tsx bench/node.ts [--runs 25] [--seconds 1] [--warm 2] [--serial 3000]
 import { fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -61,6 +68,8 @@ interface Subject {
   name: string
   dispatcher: Dispatcher
   runs: RunResult[]
+  /** req/s over each pass pair (one slice forward, one reversed): the unit the ratios pair on. */
+  pairs: number[]
   latencies: number[]
 }
 
@@ -108,16 +117,26 @@ async function slice(url: string, dispatcher: Dispatcher, seconds: number): Prom
  * a few percent with its slot).
  */
 async function runRound(url: string, subjects: Subject[], seconds: number, first: number): Promise<void> {
-  const slices = Math.max(1, Math.round(seconds / SLICE_SECONDS))
+  // An even number of passes: each forward pass is paired with the reversed one after it.
+  const slices = Math.max(2, 2 * Math.round(seconds / SLICE_SECONDS / 2))
   const totals = subjects.map((): Slice => ({ done: 0, wallMs: 0, cpuMicros: 0 }))
+  let pair = subjects.map((): Slice => ({ done: 0, wallMs: 0, cpuMicros: 0 }))
   for (let i = 0; i < slices; i++) {
     for (let k = 0; k < subjects.length; k++) {
       const step = i % 2 === 0 ? k : subjects.length - 1 - k
       const at = (first + step) % subjects.length
       const part = await slice(url, subjects[at]!.dispatcher, seconds / slices)
-      totals[at]!.done += part.done
-      totals[at]!.wallMs += part.wallMs
-      totals[at]!.cpuMicros += part.cpuMicros
+      for (const sum of [totals[at]!, pair[at]!]) {
+        sum.done += part.done
+        sum.wallMs += part.wallMs
+        sum.cpuMicros += part.cpuMicros
+      }
+    }
+    if (i % 2 === 1) {
+      // A forward and a reversed pass: every subject's two slices sit, on average, at the
+      // same moment, so load that rises or falls steadily over the pair hits all alike.
+      subjects.forEach((subject, k) => subject.pairs.push(pair[k]!.done / (pair[k]!.wallMs / 1000)))
+      pair = subjects.map((): Slice => ({ done: 0, wallMs: 0, cpuMicros: 0 }))
     }
   }
   subjects.forEach((subject, i) => {
@@ -137,6 +156,15 @@ async function serialLatencies(url: string, dispatcher: Dispatcher, count: numbe
   return out
 }
 
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+}
+
+function quartiles(values: number[]): string {
+  return [0.25, 0.75].map((q) => quantile(values, q).toFixed(3)).join('–')
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = sorted.length >> 1
@@ -146,8 +174,14 @@ function median(values: number[]): number {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      runs: { type: 'string', default: '9' },
-      seconds: { type: 'string', default: '2' },
+      // 25 rounds of 1 s = 50 pass pairs per subject. The median of n ratios with spread σ
+      // lands within about 1.25·σ/√n. At load 1.5 the ratios of 2 s rounds scattered by
+      // σ ≈ 2.5% (bench/results/node.json of 2026-12-01 11:00, 27 rounds); a pass pair is a
+      // quarter of that time, σ ≈ 5%, so 50 pairs put the median within about ±1%. Under
+      // heavy load (15 on 2 cores) pairs scatter by ±25% and no round count resolves 2%:
+      // then read the CPU ratios, which waiting for a core does not move.
+      runs: { type: 'string', default: '25' },
+      seconds: { type: 'string', default: '1' },
       warm: { type: 'string', default: '2' },
       serial: { type: 'string', default: '3000' },
     },
@@ -168,12 +202,13 @@ async function main(): Promise<void> {
   // matters by a few percent on this machine (see docs/node.md): keep this order.
   const agent = politeAgent({ dispatcher: new Agent({ connections: CONCURRENCY }) })
   const subjects: Subject[] = [
-    { name: 'undici Agent', dispatcher: new Agent({ connections: CONCURRENCY }), runs: [], latencies: [] },
-    { name: 'Agent + naive pass-through', dispatcher: new Agent({ connections: CONCURRENCY }).compose(passThrough), runs: [], latencies: [] },
-    { name: 'Agent + politeInterceptor', dispatcher: new Agent({ connections: CONCURRENCY }).compose(interceptor), runs: [], latencies: [] },
-    { name: 'politeAgent (install())', dispatcher: agent, runs: [], latencies: [] },
+    { name: 'undici Agent', dispatcher: new Agent({ connections: CONCURRENCY }), runs: [], pairs: [], latencies: [] },
+    { name: 'undici Agent (A/A control)', dispatcher: new Agent({ connections: CONCURRENCY }), runs: [], pairs: [], latencies: [] },
+    { name: 'Agent + naive pass-through', dispatcher: new Agent({ connections: CONCURRENCY }).compose(passThrough), runs: [], pairs: [], latencies: [] },
+    { name: 'Agent + politeInterceptor', dispatcher: new Agent({ connections: CONCURRENCY }).compose(interceptor), runs: [], pairs: [], latencies: [] },
+    { name: 'politeAgent (install())', dispatcher: agent, runs: [], pairs: [], latencies: [] },
   ]
-  const [plain, noop, composed, polite] = subjects as [Subject, Subject, Subject, Subject]
+  const [plain, control, noop, composed, polite] = subjects as [Subject, Subject, Subject, Subject, Subject]
 
   const loadBefore = loadavg()
   try {
@@ -190,8 +225,11 @@ async function main(): Promise<void> {
     const loadAfter = loadavg()
     const rps = (subject: Subject): number[] => subject.runs.map((r) => r.requestsPerSecond)
     const cpu = (subject: Subject): number => median(subject.runs.map((r) => r.cpuMicrosPerRequest))
-    const paired = (a: Subject, b: Subject): number[] => a.runs.map((run, i) => run.requestsPerSecond / b.runs[i]!.requestsPerSecond)
+    // Ratios pair on pass pairs (half a second of each subject, drift-balanced), not on whole
+    // rounds: on a shared machine a round lasts long enough for the load to change under it.
+    const paired = (a: Subject, b: Subject): number[] => a.pairs.map((rate, i) => rate / b.pairs[i]!)
     const throughputRatio = median(paired(polite, plain))
+    const controlRatio = median(paired(control, plain))
     const ratioOfMedians = median(rps(polite)) / median(rps(plain))
     const addedP50Micros = median(polite.latencies) - median(plain.latencies)
     const round = (n: number): number => Math.round(n)
@@ -206,8 +244,10 @@ async function main(): Promise<void> {
         `| ${subject.name.padEnd(26)} | ${round(median(rps(subject))).toString().padStart(12)} | ${rps(subject).map(round).join(' ').padEnd(47)} | ${cpu(subject).toFixed(1).padStart(17)} | ${median(subject.latencies).toFixed(1).padStart(12)} |`,
       )
     }
-    console.log(`\nthroughput ratio (politeAgent / plain, median of per-round ratios): ${throughputRatio.toFixed(3)} (target >= 0.95)`)
-    console.log(`  per round: ${paired(polite, plain).map((r) => r.toFixed(2)).join(' ')}; ratio of medians: ${ratioOfMedians.toFixed(3)}`)
+    console.log(`\nthroughput ratio (politeAgent / plain, median of pass-pair ratios): ${throughputRatio.toFixed(3)} (target >= 0.95)`)
+    console.log(`  ${paired(polite, plain).length} pass pairs, quartiles ${quartiles(paired(polite, plain))}; ratio of medians: ${ratioOfMedians.toFixed(3)}`)
+    console.log(`control: a second plain Agent / plain ${controlRatio.toFixed(3)} (the bench's own bias; must read 1 ± 0.02)`)
+    console.log(`  quartiles ${quartiles(paired(control, plain))}; client CPU per request, plain / control: ${(cpu(plain) / cpu(control)).toFixed(3)}`)
     console.log(`context: politeInterceptor / plain ${median(paired(composed, plain)).toFixed(3)}, naive pass-through / plain ${median(paired(noop, plain)).toFixed(3)}`)
     console.log(`client CPU per request: politeAgent ${cpu(polite).toFixed(1)} µs vs plain ${cpu(plain).toFixed(1)} µs (+${(cpu(polite) - cpu(plain)).toFixed(1)})`)
     console.log(`added p50 at concurrency 1: ${addedP50Micros.toFixed(1)} µs\n`)
@@ -221,6 +261,8 @@ async function main(): Promise<void> {
       measured: polite.name,
       throughputRatioInterceptor: Number(median(paired(composed, plain)).toFixed(4)),
       throughputRatioPassThrough: Number(median(paired(noop, plain)).toFixed(4)),
+      controlRatio: Number(controlRatio.toFixed(4)),
+      controlCpuRatio: Number((cpu(plain) / cpu(control)).toFixed(4)),
       cpuRatio: Number((cpu(plain) / cpu(polite)).toFixed(4)),
       addedCpuMicrosPerRequest: Number((cpu(polite) - cpu(plain)).toFixed(1)),
       concurrency: CONCURRENCY,

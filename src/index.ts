@@ -4,6 +4,7 @@
 // The fetch client and the transport-agnostic engine behind it.
 export { createClient } from './client/create-client.js'
 export type { Client, PoliteFetchInit, PoliteRequestInit } from './client/create-client.js'
+export type { FetchBody, FetchImplementation, FetchInput, ResponseShape } from './client/fetch-types.js'
 export { createLimiter } from './client/create-limiter.js'
 export type { Limiter } from './client/create-limiter.js'
 export type { AttemptOutcome, Job } from './client/limiter-types.js'
@@ -36,7 +37,10 @@ export type { PoliteFetchErrorOptions } from './client/errors.js'
 export type { GiveUpReason } from './core/retry-policy.js'
 
 // Strategies (one pacer per lane).
-export { aatb, atb, exponential, none, paperAatb, paperAtb, windowed } from './core/pacers/index.js'
+export { atb, exponential, none, paperAtb, windowed } from './core/pacers/index.js'
+// The fleet-aware strategies carry their telemetry starter (createClient imports none).
+export { aatb, paperAatb } from './client/telemetry-strategies.js'
+export type { TelemetryStrategy } from './client/telemetry-strategies.js'
 export type { AatbOptions, AtbOptions, ExponentialOptions, PaperAatbOptions, PaperAtbOptions, WindowOptions } from './core/pacers/index.js'
 export type { ClientTelemetryOptions } from './client/client-telemetry.js'
 

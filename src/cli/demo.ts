@@ -8,6 +8,7 @@ import { resultRow } from '../sim/result-row.js'
 import { runLiveWorkload, type LiveRow } from '../sim/live/run-live-workload.js'
 import { syntheticScenario } from '../sim/scenarios.js'
 import { textTable } from '../sim/live/text-table.js'
+import { demoProgress } from './demo-progress.js'
 import type { Feedback } from '../sim/types.js'
 import { FEEDBACK_MODES } from '../sim/types.js'
 
@@ -59,9 +60,13 @@ export async function run(argv: string[]): Promise<number> {
     )
   }
   const common = { scenario, seed, feedback, timeScale }
+  const names = ['exponential', 'polite-fetch'] as const
+  // Progress goes to stderr (never into --json's stdout), per strategy as `simulate` shows its grid.
+  const progress = values.json ? undefined : demoProgress(process.stderr, names)
+  const progressOf = (index: number) => (progress === undefined ? {} : { onProgress: progress.of(index) })
   const rows: LiveRow[] = await Promise.all([
-    runLiveWorkload({ ...common, strategyName: 'exponential', strategy: exponential() }),
-    runLiveWorkload({ ...common, strategyName: 'polite-fetch', strategy: atb() }),
+    runLiveWorkload({ ...common, strategyName: names[0], strategy: exponential(), ...progressOf(0) }),
+    runLiveWorkload({ ...common, strategyName: names[1], strategy: atb(), ...progressOf(1) }),
   ])
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ rows: rows.map(resultRow) }, null, 2)}\n`)

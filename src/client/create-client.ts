@@ -2,16 +2,17 @@
 // fetch and resolves with the final Response (non-2xx included). Each call becomes a
 // FetchJob in the lane of its scope; the limiter paces, retries and settles it.
 import { RouteScopes } from '../core/scope.js'
-import { startClientTelemetry } from './client-telemetry.js'
 import { createLimiter, type Limiter } from './create-limiter.js'
 import { ClosedError } from './errors.js'
-import { type FetchContext, type FetchFunction, FetchJob } from './fetch-job.js'
+import { type FetchContext, FetchJob } from './fetch-job.js'
+import type { FetchBody, FetchFunction, FetchInput } from './fetch-types.js'
 import { HeaderSampling } from './header-sampling.js'
 import { OriginCache } from './origin-cache.js'
 import type { ScopeStats } from './lane.js'
 import type { LimiterEventName, Listener } from './limiter-events.js'
 import { type ClientOptions, type RequestDescriptor, resolveClientOptions } from './options.js'
 import { isReplayableBody, readBounded } from './request-body.js'
+import type { TelemetryStrategy } from './telemetry-strategies.js'
 
 /** Per-request options, passed as `init.politeFetch`. */
 export interface PoliteFetchInit {
@@ -19,7 +20,7 @@ export interface PoliteFetchInit {
    * Makes any body replayable: called once per attempt for a fresh body (e.g. a new stream
    * over the same file). Takes precedence over `init.body`.
    */
-  body?: () => BodyInit | null
+  body?: () => FetchBody | null
   /** Higher goes first among this scope's waiting calls. @default 0 */
   priority?: number
   /** Quota units each attempt costs. @default the client's `cost(request)`, else 1 */
@@ -39,7 +40,7 @@ export interface PoliteRequestInit extends RequestInit {
 
 export interface Client {
   /** Same signature and result as the global fetch; paced and retried per scope. */
-  fetch(input: RequestInfo | URL, init?: PoliteRequestInit): Promise<Response>
+  fetch(input: FetchInput, init?: PoliteRequestInit): Promise<Response>
   stats(): ScopeStats[]
   on<E extends LimiterEventName>(event: E, listener: Listener<E>): () => void
   /** Rejects waiting calls, aborts attempts in flight, writes pacer state to the store. */
@@ -65,13 +66,26 @@ function baseUrl(): string | undefined {
   return typeof location?.href === 'string' ? location.href : undefined
 }
 
-function headersOf(input: RequestInfo | URL, init: RequestInit | undefined): Headers {
+function headersOf(input: FetchInput, init: RequestInit | undefined): Headers {
   if (init?.headers !== undefined) return new Headers(init.headers)
   return isRequest(input) ? input.headers : new Headers()
 }
 
+/**
+ * How a strategy starts its telemetry. It travels on the strategy (aatb() from the package
+ * entry), so this module imports no telemetry code and a page on the default atb() ships none.
+ */
+function telemetryStarter(strategy: ClientOptions['strategy']): TelemetryStrategy['startTelemetry'] {
+  const start = (strategy as Partial<TelemetryStrategy> | undefined)?.startTelemetry
+  if (typeof start === 'function') return start
+  const name = strategy === undefined ? 'none given (atb by default)' : `\`${strategy.name}\``
+  throw new TypeError(`polite-fetch: option \`telemetry\` needs \`strategy: aatb()\` (or paperAatb()) from polite-fetch; strategy: ${name}`)
+}
+
 export function createClient(options: ClientOptions = {}): Client {
   const clientOptions = resolveClientOptions(options)
+  // Checked before anything is built: a client that cannot start never leaves a limiter behind.
+  const startTelemetry = options.telemetry === undefined ? undefined : telemetryStarter(options.strategy)
   // A shared limiter (e.g. the Node interceptor's) keeps one lane per quota across shells;
   // the client then does not own it and close() leaves it running.
   const limiter: Limiter = options.limiter ?? createLimiter(options)
@@ -93,19 +107,20 @@ export function createClient(options: ClientOptions = {}): Client {
   const closing = options.limiter === undefined ? new AbortController() : undefined
 
   const telemetry =
-    options.telemetry === undefined
+    startTelemetry === undefined || options.telemetry === undefined
       ? undefined
-      : startClientTelemetry(options.telemetry, limiter, context.now, (input, init) => underlying()(input, init))
+      : startTelemetry(options.telemetry, limiter, context.now, (input, init) => underlying()(input, init))
 
   function underlying(): FetchFunction {
     const chosen = clientOptions.fetch ?? globalThis.fetch
     // Someone replaced the global fetch with this client's fetch: use the one that was there.
     if (chosen === politeFetch && initialFetch !== undefined) return initialFetch
     if (typeof chosen !== 'function') throw new TypeError('polite-fetch: no fetch implementation available')
-    return chosen
+    // A given fetch is typed loosely (see FetchImplementation); it is called and read as fetch.
+    return chosen as FetchFunction
   }
 
-  function politeFetch(input: RequestInfo | URL, init?: PoliteRequestInit): Promise<Response> {
+  function politeFetch(input: FetchInput, init?: PoliteRequestInit): Promise<Response> {
     let job: FetchJob | Promise<FetchJob> | undefined
     try {
       job = prepare(input, init)
@@ -117,7 +132,7 @@ export function createClient(options: ClientOptions = {}): Client {
   }
 
   /** The job for a call, a promise of it when a Request body must be read first, or undefined to pass through. */
-  function prepare(input: RequestInfo | URL, init: PoliteRequestInit | undefined): FetchJob | Promise<FetchJob> | undefined {
+  function prepare(input: FetchInput, init: PoliteRequestInit | undefined): FetchJob | Promise<FetchJob> | undefined {
     const request = isRequest(input) ? input : undefined
     const href = request !== undefined ? request.url : typeof input === 'string' ? input : String(input)
     // The hot path needs only the origin (the lane): a cached one for a plain absolute
@@ -183,10 +198,10 @@ export function createClient(options: ClientOptions = {}): Client {
     if (pendingRead === undefined) return job
     return pendingRead.then((read) => {
       if (read.replayable) {
-        job.body = { kind: 'value', value: read.bytes as BodyInit }
+        job.body = { kind: 'value', value: read.bytes as FetchBody }
       } else {
         job.init = { ...attemptInit, duplex: 'half' } // required by fetch for a stream body
-        job.body = { kind: 'once', value: read.stream as BodyInit }
+        job.body = { kind: 'once', value: read.stream as FetchBody }
         job.retryErrors = false
       }
       return job

@@ -12,7 +12,7 @@
 // Settlement. Everything that waits goes through the lane's queue and a single wake
 // timer per lane, re-computed whenever a result arrives, so a 429 during a wait
 // lengthens it instead of leaving a stale reservation.
-import { decideRetry, type GiveUpReason, type RetryDecision } from '../core/retry-policy.js'
+import { decideRetry, type GiveUpReason, type RetryDecision, settlesAtOnce } from '../core/retry-policy.js'
 import type { Pacer, Signal } from '../core/types.js'
 import { type AttemptEnd, AttemptFailure, Call, type CallOwner, fireCallTimer } from './call.js'
 import { closedError, deadlineError, errorInit, giveUpError } from './call-errors.js'
@@ -389,7 +389,7 @@ class Engine implements CallOwner, SplitHost {
       this.#endAttemptTimer(call)
       call.lastSignal = end.signal
       this.learn(call, end, now)
-      if (end.failed !== true && (end.signal.kind === 'ok' || end.neutral === true)) {
+      if (end.failed !== true && (settlesAtOnce(end.signal) || end.neutral === true)) {
         this.settle(call)
         call.resolve(end.value)
       } else {

@@ -8,6 +8,7 @@ import { laneRoute } from '../core/route-split.js'
 import type { RouteScopes } from '../core/scope.js'
 import { statusSignal } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
+import type { FetchBody, FetchFunction, FetchInput } from './fetch-types.js'
 import type { HeaderSampling } from './header-sampling.js'
 import { giveUpFields } from './give-up-header.js'
 import type { AttemptOutcome, AttemptReport, GiveUpMode, Job } from './limiter-types.js'
@@ -15,7 +16,7 @@ import { responseSignal } from './response-signal.js'
 
 export { PACED_HEADER, PACED_HEADER_VALUE } from './response-signal.js'
 
-export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
+export type { FetchFunction } from './fetch-types.js'
 
 /** What every job of one client shares. */
 export interface FetchContext {
@@ -32,11 +33,11 @@ export interface FetchContext {
 export type BodySource =
   | { kind: 'none' }
   /** Handed to fetch as is on every attempt. */
-  | { kind: 'value'; value: BodyInit }
+  | { kind: 'value'; value: FetchBody }
   /** Called once per attempt (the caller's `politeFetch.body`). */
-  | { kind: 'factory'; factory: () => BodyInit | null }
+  | { kind: 'factory'; factory: () => FetchBody | null }
   /** A stream: sent by the first attempt only. */
-  | { kind: 'once'; value: BodyInit }
+  | { kind: 'once'; value: FetchBody }
 
 const NO_BODY: BodySource = { kind: 'none' }
 
@@ -95,7 +96,7 @@ export class FetchJob implements Job<Response> {
   /** Whether responses may teach the client this route's policy (not when the caller chose the scope). */
   learn = false
   readonly context: FetchContext
-  readonly input: RequestInfo | URL
+  readonly input: FetchInput
   readonly method: string
   readonly origin: string
   #pathname: string | undefined
@@ -108,7 +109,7 @@ export class FetchJob implements Job<Response> {
    * @param pathname the path when the URL was parsed; otherwise read from `href` on first use
    * @param href the absolute URL, for `pathname` when it was not parsed
    */
-  constructor(context: FetchContext, input: RequestInfo | URL, method: string, origin: string, pathname: string | undefined, href: string) {
+  constructor(context: FetchContext, input: FetchInput, method: string, origin: string, pathname: string | undefined, href: string) {
     this.context = context
     this.input = input
     this.method = method

@@ -7,6 +7,7 @@ import { systemClock } from './system-clock.js'
 import type { AnyClock } from './timer.js'
 import type { ClientTelemetryOptions } from './client-telemetry.js'
 import type { Limiter } from './create-limiter.js'
+import type { FetchImplementation } from './fetch-types.js'
 import type { GiveUpMode } from './limiter-types.js'
 
 export interface LimiterOptions {
@@ -115,7 +116,7 @@ export interface RequestDescriptor {
 
 export interface ClientOptions extends LimiterOptions {
   /** The underlying fetch, looked up on globalThis at each call when omitted (so later polyfills count). */
-  fetch?: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
+  fetch?: FetchImplementation
   /**
    * The quota scope (lane) of a request. @default the URL's origin, refined to `origin#policy` once the
    * server named the policy (RateLimit-Policy, X-RateLimit-Bucket, …) that a route draws on
@@ -237,7 +238,7 @@ function positiveNumber(name: string, value: unknown, fallback: number): number 
 }
 
 export interface ResolvedClientOptions {
-  fetch: ((input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) | undefined
+  fetch: FetchImplementation | undefined
   scope: ((request: RequestDescriptor) => string) | undefined
   cost: ((request: RequestDescriptor) => number) | undefined
   maxBodyBytes: number

@@ -39,10 +39,10 @@ function classifyNames(headers: ResponseHeaders): number {
   try {
     for (const name of headers.keys()) {
       if (typeof name !== 'string') continue
-      // Every name of interest starts with a, r or x (retry-after*, ratelimit*,
-      // x-ratelimit*, anthropic-ratelimit*, x-polite-fetch, …): skip the rest unread.
+      // Every name of interest starts with a, b, r or x (retry-after*, ratelimit*,
+      // beta-ratelimit*, x-ratelimit*, anthropic-ratelimit*, x-polite-fetch, …): skip the rest unread.
       const first = name.charCodeAt(0) | 0x20
-      if (first !== 97 && first !== 114 && first !== 120) continue
+      if (first !== 97 && first !== 98 && first !== 114 && first !== 120) continue
       const lower = name.toLowerCase()
       if (lower === PACED_HEADER) found |= PACED
       else if (isSignalField(lower)) found |= SIGNAL

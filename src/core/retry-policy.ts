@@ -8,7 +8,11 @@
 // - `error` (no response: network failure, timeout) may have been processed, so it is
 //   retried only when the caller said so (idempotent method or Idempotency-Key);
 // - the server's retryAt is a floor, never shortened; a retryAt beyond `maxRetryAfterMs`
-//   or beyond the call's deadline fails fast instead of sleeping through it.
+//   or beyond the call's deadline fails fast instead of sleeping through it;
+// - the server's `x-should-retry` (Signal.shouldRetry) overrides the status: `false` ends
+//   the call with the response it answers, `true` makes any response >= 400 retryable
+//   (the server vouches that repeating it is safe), waiting the error backoff, since a
+//   response that is not congestion says nothing about when to come back.
 import type { Random, Signal } from './types.js'
 
 /** Give-up reason of a request that cannot be sent at all (fetch or undici refuse it as malformed). */
@@ -25,6 +29,18 @@ export type GiveUpReason =
   | 'aborted'
   | 'queue-full'
   | 'closed'
+  | 'server-no-retry'
+
+/** Give-up reason when the server's `x-should-retry: false` stops the retries. */
+export const SERVER_NO_RETRY = 'server-no-retry'
+
+/**
+ * Whether an attempt's response goes straight to the caller: it is not congestion and
+ * the server did not ask for it to be sent again. Every shell settles these at once.
+ */
+export function settlesAtOnce(signal: Signal): boolean {
+  return signal.kind === 'ok' && signal.shouldRetry !== true
+}
 
 export type RetryDecision =
   | { retry: true; notBefore: number }
@@ -60,7 +76,8 @@ export interface RetryInput {
 
 export function decideRetry(input: RetryInput): RetryDecision {
   const { signal, now } = input
-  if (signal.kind === 'ok') return { retry: false, reason: 'not-retryable' }
+  if (signal.shouldRetry === false) return { retry: false, reason: SERVER_NO_RETRY }
+  if (settlesAtOnce(signal)) return { retry: false, reason: 'not-retryable' }
   if (!input.retryable) return { retry: false, reason: input.reason ?? 'not-retryable' }
   if (signal.kind === 'error' && !input.retryErrors) return { retry: false, reason: 'unsafe-to-retry' }
   const retryAt = signal.retryAt
@@ -71,7 +88,7 @@ export function decideRetry(input: RetryInput): RetryDecision {
   let notBefore = now + Math.max(0, input.pacerRetryDelayMs)
   if (retryAt !== undefined && retryAt > notBefore) notBefore = retryAt
   if (input.gateUntil > notBefore) notBefore = input.gateUntil
-  if (signal.kind === 'error') {
+  if (signal.kind === 'error' || signal.kind === 'ok') {
     const backoff = errorBackoffMs(input.failures, input.errorBackoffBaseMs, input.errorBackoffMaxMs, input.random)
     if (now + backoff > notBefore) notBefore = now + backoff
   }

@@ -12,7 +12,7 @@ export type Random = () => number
  * - `ok`: the server processed the request (any status that is not congestion or a
  *   transport failure, 4xx included: a 404 says nothing about the quota).
  * - `throttled`: 429 (or 403 carrying rate-limit exhaustion headers).
- * - `overloaded`: 503 (the server did not process it; retryable for any method).
+ * - `overloaded`: 503 or 529 (the server did not process it; retryable for any method).
  * - `error`: the attempt failed without a response (network error, timeout).
  */
 export type SignalKind = 'ok' | 'throttled' | 'overloaded' | 'error'
@@ -45,6 +45,12 @@ export interface Signal {
   policy?: string
   /** Every policy the response announced. */
   policies?: QuotaPolicy[]
+  /**
+   * The server's `x-should-retry` on a response with status >= 400 (OpenAI, Anthropic):
+   * `false` ends the call with this response; `true` makes it retryable even when it is not
+   * congestion (a 500, a 409). Absent when the server did not say.
+   */
+  shouldRetry?: boolean
 }
 
 /** Plain JSON state of a pacer: enough to resume after a worker restart or a reload. */

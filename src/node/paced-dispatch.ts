@@ -10,7 +10,8 @@
 import type { Dispatcher } from 'undici'
 import { errors } from 'undici'
 import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../client/limiter-types.js'
-import { INVALID_REQUEST } from '../core/retry-policy.js'
+import { INVALID_REQUEST, settlesAtOnce } from '../core/retry-policy.js'
+import { statusSignal } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
 import { AttemptHandler, type AttemptOwner, type DeliveryTarget } from './attempt-handler.js'
 import type { GiveUpMode } from '../client/limiter-types.js'
@@ -325,7 +326,7 @@ export class PacedDispatch
   onHead(attempt: AttemptHandler): void {
     attempt.attemptSignal?.removeEventListener('abort', attempt)
     this.#readOutcome(attempt)
-    if (attempt.signal.kind === 'ok') {
+    if (settlesAtOnce(attempt.signal)) {
       // Not congestion: final whatever the limiter's state. Handed over now, inside
       // undici's callback (no pause, no promise), then the limiter learns from it.
       this.resolve(attempt)
@@ -356,7 +357,7 @@ export class PacedDispatch
       signal = this.#context.readSignals(statusCode, attempt.rawHeaders, this.#context.now)
     } catch {
       // Bad headers never break a request: treat them as absent.
-      signal = { kind: statusCode === 429 ? 'throttled' : statusCode === 503 ? 'overloaded' : 'ok', status: statusCode }
+      signal = statusSignal(statusCode, this.#context.now())
     }
     attempt.signal = signal
     if (signal.policy !== undefined) this.#context.learn?.(this.#opts, signal.policy)

@@ -5,6 +5,7 @@
 import { Workbox, messageSW } from 'workbox-window'
 import { createClient, type Client } from '../client/create-client.js'
 import type { LimiterEventName } from '../client/limiter-events.js'
+import type { FetchInput } from '../client/fetch-types.js'
 import type { ClientOptions } from '../client/options.js'
 import { PAGE_MESSAGE, readStatsReply, readWorkerEvent, type WorkerInfo } from '../protocol/worker-messages.js'
 
@@ -41,7 +42,7 @@ export interface PoliteFetchRegistration {
   /** Resolves once requests from this page go through the limiter; never rejects. */
   readonly ready: Promise<PoliteFetchMode>
   /** A drop-in `fetch`: waits for `ready`, then goes through the worker or the in-page client. */
-  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>
+  fetch(input: FetchInput, init?: RequestInit): Promise<Response>
   /** The limiter's live stats. Rejects only if the worker does not answer in time. */
   stats(): Promise<PoliteFetchStats>
   /** Listen to a limiter event (`fn(detail)`); returns the unsubscribe function. */

@@ -45,6 +45,7 @@ const allowed: Record<string, string[]> = {
   sim: ['core', 'client', 'telemetry', 'server'],
   cli: ['core', 'client', 'storage', 'telemetry', 'server', 'sim', 'node'],
   sw: ['core', 'client', 'storage', 'telemetry', 'protocol'],
+  otel: ['core', 'client'],
   'index.ts': ['core', 'client', 'storage', 'telemetry'],
 }
 
@@ -53,6 +54,7 @@ const homes: Record<string, string[]> = {
   'workbox-window': ['register'],
   undici: ['node'],
   ioredis: ['server'],
+  '@opentelemetry/api': ['otel'],
 }
 
 describe('dependency rule', () => {

@@ -41,6 +41,16 @@ describe('polite-fetch demo (npm start)', () => {
     expect(polite.throttled).toBeLessThan(baseline.throttled * 0.2)
   }, 60_000)
 
+  it('shows progress per strategy on stderr while it runs, then the table on stdout', async () => {
+    // stderr is not a terminal under the test runner: a line per strategy at each quarter.
+    const { code, stdout, stderr } = await demo(['--clients', '2', '--requests', '40', '--time-scale', '200'])
+    expect(code).toBe(0)
+    for (const name of ['exponential', 'polite-fetch']) {
+      for (const percent of [25, 50, 75, 100]) expect(stderr).toContain(`${name}: ${percent}% (`)
+    }
+    expect(stdout).toContain('fewer 429s than exponential backoff')
+  }, 30_000)
+
   it('rejects a bad feedback mode or a non-positive number with exit code 1 and a message', async () => {
     const feedback = await demo(['--feedback', 'smoke-signals'])
     expect(feedback.code).toBe(1)

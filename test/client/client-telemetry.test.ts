@@ -3,7 +3,8 @@
 // A dead endpoint changes nothing for the caller: requests still settle.
 import { afterEach, describe, expect, it } from 'vitest'
 import { createClient } from '../../src/client/create-client.js'
-import { aatb } from '../../src/core/pacers/aatb.js'
+import { atb } from '../../src/core/pacers/atb.js'
+import { aatb } from '../../src/client/telemetry-strategies.js'
 import { serve, type RunningServer } from '../../src/server/serve.js'
 import { startLocalServer, type LocalServer } from '../helpers/local-server.js'
 
@@ -27,6 +28,11 @@ async function waitFor(condition: () => Promise<boolean>, limitMs = 5_000): Prom
 }
 
 describe('createClient({ telemetry })', () => {
+  it('needs a strategy that carries telemetry: a clear error, before anything is started', () => {
+    expect(() => createClient({ telemetry: { url: 'http://127.0.0.1:1/v1/report' } })).toThrow(/needs `strategy: aatb\(\)`.*atb by default/)
+    expect(() => createClient({ strategy: atb(), telemetry: { url: 'http://127.0.0.1:1/v1/report' } })).toThrow(/strategy: `atb`/)
+  })
+
   it('reports a 429 to the telemetry endpoint, which aggregates it for the scope', async () => {
     api = await startLocalServer()
     telemetry = await serve({ port: 0, options: { auth: false } })

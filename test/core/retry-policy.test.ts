@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { decideRetry, errorBackoffMs, jitteredRetryAt, type RetryInput } from '../../src/core/retry-policy.js'
+import { decideRetry, errorBackoffMs, jitteredRetryAt, type RetryInput, settlesAtOnce } from '../../src/core/retry-policy.js'
+import type { Signal } from '../../src/core/types.js'
 
 const now = 1_000_000
 
@@ -26,6 +27,44 @@ function input(overrides: Partial<RetryInput>): RetryInput {
 describe('decideRetry', () => {
   it('never retries an ok signal', () => {
     expect(decideRetry(input({ signal: { kind: 'ok', status: 404 } })).retry).toBe(false)
+  })
+
+  describe("the server's x-should-retry", () => {
+    it.each<[string, Signal, boolean]>([
+      ['false on a 429', { kind: 'throttled', status: 429, shouldRetry: false }, false],
+      ['false on a 529', { kind: 'overloaded', status: 529, shouldRetry: false }, false],
+      ['false on a 429 with a Retry-After', { kind: 'throttled', status: 429, retryAt: now + 10, shouldRetry: false }, false],
+      ['true on a 500', { kind: 'ok', status: 500, shouldRetry: true }, true],
+      ['true on a 409', { kind: 'ok', status: 409, shouldRetry: true }, true],
+      ['true on a 429', { kind: 'throttled', status: 429, shouldRetry: true }, true],
+      ['absent on a 500', { kind: 'ok', status: 500 }, false],
+    ])('%s → retry %s', (_name, signal, retry) => {
+      expect(decideRetry(input({ signal })).retry).toBe(retry)
+    })
+
+    it('false ends the call with the reason, whatever the job allows', () => {
+      const signal: Signal = { kind: 'throttled', status: 429, shouldRetry: false }
+      expect(decideRetry(input({ signal, retryErrors: true }))).toEqual({ retry: false, reason: 'server-no-retry' })
+      expect(settlesAtOnce(signal)).toBe(false) // the limiter decides, and gives up
+    })
+
+    it('true on a response that is not congestion waits the error backoff (it says nothing about when)', () => {
+      const signal: Signal = { kind: 'ok', status: 500, shouldRetry: true }
+      expect(settlesAtOnce(signal)).toBe(false)
+      expect(decideRetry(input({ signal, failures: 3 }))).toEqual({ retry: true, notBefore: now + 200 })
+      // The server vouches for the repeat: no idempotency needed, but the body must still be replayable.
+      expect(decideRetry(input({ signal, retryable: false, reason: 'body-not-replayable' }))).toEqual({
+        retry: false,
+        reason: 'body-not-replayable',
+      })
+      expect(decideRetry(input({ signal, retries: 2, retryBudget: 2 }))).toEqual({ retry: false, reason: 'retry-budget' })
+    })
+
+    it('an ok signal without it settles at once', () => {
+      expect(settlesAtOnce({ kind: 'ok', status: 500 })).toBe(true)
+      expect(settlesAtOnce({ kind: 'ok', status: 200 })).toBe(true)
+      expect(settlesAtOnce({ kind: 'throttled', status: 429 })).toBe(false)
+    })
   })
 
   it('retries throttled and overloaded signals for any job, no earlier than retryAt', () => {

@@ -5,6 +5,14 @@
 //   -00…-06  RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset (GitLab adds RateLimit-Name)
 // Several field lines arrive joined with ", ", which is exactly SF List syntax.
 // A field that does not parse is ignored as a whole (the draft: malformed → ignore).
+// Field names are case-insensitive, so Cloudflare's `Ratelimit`/`Ratelimit-Policy` are
+// these fields; Atlassian sends the same syntax as `Beta-RateLimit`/`Beta-RateLimit-Policy`
+// and each pair is read on its own (a limit names a policy of its own pair).
+// Parameters: `pk` (partition key, a Byte Sequence) is parsed and ignored: a key the
+// server chose tells a client nothing it can pace by. The working group's discussion of
+// draft -10 (ietf-wg-httpapi/ratelimit-headers PR #164) proposes renaming the limit's
+// `r` (remaining) to `a` (available) and `t` (reset) to `w` (effective window); both
+// spellings are read, the current one first.
 import type { QuotaPolicy } from '../types.js'
 import { readField, type HeaderSource } from './header-source.js'
 import { DEFAULT_POLICY, REQUESTS_UNIT, type Observations } from './limit-observation.js'
@@ -13,18 +21,29 @@ import type { TimeBase } from './reset-time.js'
 import { isInnerList, parseSfDictionary, parseSfList, type SfBareItem, type SfMember } from './structured-field.js'
 
 /** Present on every response that uses one of the generations above. */
-export const IETF_SENTINELS = ['ratelimit', 'ratelimit-policy', 'ratelimit-remaining'] as const
+export const IETF_SENTINELS = [
+  'ratelimit',
+  'ratelimit-policy',
+  'ratelimit-remaining',
+  'beta-ratelimit',
+  'beta-ratelimit-policy',
+] as const
 
 export function readIetfRateLimit(headers: HeaderSource, time: TimeBase, out: Observations): void {
-  const policyField = readField(headers, 'ratelimit-policy')
-  const policies = policyField === undefined ? [] : readPolicies(policyField)
-  for (const policy of policies) out.policies.push(policy)
-
-  const combined = readField(headers, 'ratelimit')
-  if (combined !== undefined) readCombined(combined, policies, time, out)
-
+  const policies = readPair(headers, 'ratelimit', 'ratelimit-policy', time, out)
   const remaining = parseCount(readField(headers, 'ratelimit-remaining'))
   if (remaining !== undefined) readSeparate(headers, remaining, policies, time, out)
+  readPair(headers, 'beta-ratelimit', 'beta-ratelimit-policy', time, out)
+}
+
+/** One `RateLimit` + `RateLimit-Policy` pair (under either spelling); returns its policies. */
+function readPair(headers: HeaderSource, limitName: string, policyName: string, time: TimeBase, out: Observations): QuotaPolicy[] {
+  const policyField = readField(headers, policyName)
+  const policies = policyField === undefined ? [] : readPolicies(policyField)
+  for (const policy of policies) out.policies.push(policy)
+  const combined = readField(headers, limitName)
+  if (combined !== undefined) readCombined(combined, policies, time, out)
+  return policies
 }
 
 /** `RateLimit-Policy`: named items (-08+) or bare quota numbers (-07 and earlier). Bad members are skipped. */
@@ -61,7 +80,7 @@ function readCombined(field: string, policies: QuotaPolicy[], time: TimeBase, ou
   if (list !== undefined && list.some(hasRemainingParam)) {
     for (const member of list) {
       if (isInnerList(member) || typeof member.value !== 'string') continue
-      const remaining = asCount(member.params.get('r'))
+      const remaining = asCount(member.params.get('r')) ?? asCount(member.params.get('a'))
       if (remaining === undefined) continue
       const policy = policies.find((candidate) => candidate.name === member.value)
       out.limits.push({
@@ -70,7 +89,7 @@ function readCombined(field: string, policies: QuotaPolicy[], time: TimeBase, ou
         unit: policy?.unit ?? REQUESTS_UNIT,
         remaining,
         limit: policy?.quota,
-        resetAt: resetFrom(member.params.get('t'), time),
+        resetAt: resetFrom(member.params.get('t'), time) ?? resetFrom(member.params.get('w'), time),
       })
     }
     return
@@ -118,7 +137,7 @@ function readSeparate(
 }
 
 function hasRemainingParam(member: SfMember): boolean {
-  return !isInnerList(member) && member.params.has('r')
+  return !isInnerList(member) && (member.params.has('r') || member.params.has('a'))
 }
 
 function itemValue(member: SfMember | undefined): SfBareItem | undefined {
@@ -135,7 +154,7 @@ function asUnit(value: SfBareItem | undefined): string {
 }
 
 /**
- * `t` is delay-seconds by the draft; an epoch-sized value is read as the epoch it
+ * `t` (or `w`) is delay-seconds by the draft; an epoch-sized value is read as the epoch it
  * obviously is rather than as a 30-year wait (see reset-time.ts).
  */
 function resetFrom(value: SfBareItem | undefined, time: TimeBase): number | undefined {

@@ -10,6 +10,7 @@ import type { Observations } from './limit-observation.js'
 import { distinctPolicies, mostRestrictive } from './most-restrictive.js'
 import { TimeBase } from './reset-time.js'
 import { readRetryAt } from './retry-after.js'
+import { readShouldRetry } from './should-retry.js'
 import { signalFields } from './signal-fields.js'
 import { readXRateLimit } from './x-ratelimit.js'
 
@@ -35,11 +36,15 @@ export function readSignals(status: number, headers: HeaderSource, now: number):
   }
 }
 
-/** The status alone: 0 → error, 429 → throttled, 503 → overloaded, anything else → ok. */
+/**
+ * The status alone: 0 → error, 429 → throttled, 503 and 529 → overloaded, anything else → ok.
+ * 529 is Anthropic's `overloaded_error` (also sent by some load balancers for the same
+ * condition): the server did not process the request, as with a 503.
+ */
 function baseKind(status: number): SignalKind {
   if (status === 0) return 'error'
   if (status === 429) return 'throttled'
-  if (status === 503) return 'overloaded'
+  if (status === 503 || status === 529) return 'overloaded'
   return 'ok'
 }
 
@@ -67,6 +72,9 @@ function readSlow(status: number, headers: HeaderSource, now: number): Signal {
 
   const signal: Signal = { kind, status }
   if (retryAt !== undefined) signal.retryAt = retryAt
+  // On a success the server's word on retrying means nothing: there is nothing to retry.
+  const shouldRetry = status >= 400 ? readShouldRetry(headers) : undefined
+  if (shouldRetry !== undefined) signal.shouldRetry = shouldRetry
   if (chosen !== undefined) {
     signal.remaining = chosen.remaining
     if (chosen.resetAt !== undefined) signal.resetAt = chosen.resetAt

@@ -8,6 +8,7 @@ import type { HeaderSource } from './header-source.js'
 import { IETF_SENTINELS } from './ratelimit-ietf.js'
 import { LLM_SENTINELS } from './llm-ratelimit.js'
 import { RETRY_SENTINELS } from './retry-after.js'
+import { SHOULD_RETRY_FIELD } from './should-retry.js'
 import { X_RATELIMIT_SENTINELS } from './x-ratelimit.js'
 
 /**
@@ -19,6 +20,7 @@ export const SIGNAL_HEADER_NAMES: readonly string[] = [
   ...IETF_SENTINELS,
   ...X_RATELIMIT_SENTINELS,
   ...LLM_SENTINELS,
+  SHOULD_RETRY_FIELD,
 ]
 
 /** What a `Headers` (WHATWG or undici's own class) and a `Map` both offer. */
@@ -61,7 +63,7 @@ class FieldSnapshot implements HeaderSource {
   }
 }
 
-/** Every field name any reader asks for: retry-after*, ratelimit*, x-ratelimit*, x-rate-limit*, … */
+/** Every field name any reader asks for: retry-after*, ratelimit*, beta-ratelimit*, x-ratelimit*, x-should-retry, … */
 export function isSignalField(name: string): boolean {
   switch (name.charCodeAt(0)) {
     case 114: // r
@@ -71,10 +73,13 @@ export function isSignalField(name: string): boolean {
         name.startsWith('x-ratelimit') ||
         name.startsWith('x-rate-limit') ||
         name === 'x-amz-retry-after' ||
-        name === 'x-retry-in'
+        name === 'x-retry-in' ||
+        name === SHOULD_RETRY_FIELD
       )
     case 97: // a
       return name.startsWith('anthropic-ratelimit')
+    case 98: // b
+      return name.startsWith('beta-ratelimit')
     default:
       return false
   }

@@ -22,6 +22,8 @@ export interface LiveRunOptions {
   timeScale?: number
   kind?: ServerKind
   quota?: Partial<QuotaConfig>
+  /** Told after every completed request: how many of the workload's requests are done. */
+  onProgress?: (done: number, total: number) => void
 }
 
 export interface LiveRow extends ResultRow {
@@ -45,6 +47,7 @@ export async function runLiveWorkload(options: LiveRunOptions): Promise<LiveRow>
   let lastSuccessAt = -Infinity
   let attempts = 0
   let throttled = 0
+  let completed = 0
 
   const runClient = async (arrivalsMs: number[], id: number): Promise<void> => {
     const client = createClient({
@@ -69,6 +72,7 @@ export async function runLiveWorkload(options: LiveRunOptions): Promise<LiveRow>
       const response = await client.fetch(`${server.url}/api/items?client=${id}`)
       await response.arrayBuffer()
       if (response.ok) lastSuccessAt = Math.max(lastSuccessAt, clock.now())
+      options.onProgress?.(++completed, workload.requests)
     }
     await client.close()
   }

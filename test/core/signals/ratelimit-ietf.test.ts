@@ -224,3 +224,144 @@ describe('IETF RateLimit, drafts -00…-06 (separate fields) and GitLab', () => 
     expect(readSignals(status, headersOf(fields), NOW)).toStrictEqual(expected)
   })
 })
+
+describe('vendor spellings of the IETF fields', () => {
+  it.each<[string, number, Fields, Signal]>([
+    [
+      "Cloudflare's API: `Ratelimit`/`Ratelimit-Policy` (its changelog's examples)",
+      200,
+      { Ratelimit: '"default";r=50;t=30', 'Ratelimit-Policy': '"default";q=1200;w=300' },
+      {
+        kind: 'ok',
+        status: 200,
+        remaining: 50,
+        resetAt: NOW + 30_000,
+        limit: 1200,
+        policy: 'default',
+        policies: [{ name: 'default', quota: 1200, windowMs: 300_000, unit: 'requests' }],
+      },
+    ],
+    [
+      'Cloudflare, a 429 with its rounded-up Retry-After',
+      429,
+      { Ratelimit: '"default";r=0;t=30', 'Ratelimit-Policy': '"default";q=1200;w=300', 'Retry-After': '30' },
+      {
+        kind: 'throttled',
+        status: 429,
+        retryAt: NOW + 30_000,
+        remaining: 0,
+        resetAt: NOW + 30_000,
+        limit: 1200,
+        policy: 'default',
+        policies: [{ name: 'default', quota: 1200, windowMs: 300_000, unit: 'requests' }],
+      },
+    ],
+    [
+      "Atlassian's `Beta-RateLimit`/`Beta-RateLimit-Policy` beside its X-RateLimit fields",
+      200,
+      {
+        'Beta-RateLimit-Policy': '"tenant-app-quota";q=100100;w=3600',
+        'Beta-RateLimit': '"tenant-app-quota";r=17842;t=2107',
+        'X-Beta-RateLimit-Reason': 'jira-quota-tenant-based',
+        'X-RateLimit-Limit': '350',
+        'X-RateLimit-Remaining': '349',
+      },
+      {
+        kind: 'ok',
+        status: 200,
+        remaining: 349,
+        limit: 350,
+        policies: [
+          { name: 'tenant-app-quota', quota: 100100, windowMs: 3_600_000, unit: 'requests' },
+          { name: 'default', quota: 350, unit: 'requests' },
+        ],
+      },
+    ],
+    [
+      'Atlassian, the tenant quota spent: it is the most restrictive',
+      429,
+      { 'Beta-RateLimit': '"tenant-app-quota";r=0;t=2788', 'X-RateLimit-Limit': '400', 'X-RateLimit-Remaining': '399' },
+      {
+        kind: 'throttled',
+        status: 429,
+        retryAt: NOW + 2_788_000,
+        remaining: 0,
+        resetAt: NOW + 2_788_000,
+        policy: 'tenant-app-quota',
+        policies: [{ name: 'default', quota: 400, unit: 'requests' }],
+      },
+    ],
+    [
+      'both spellings at once: each limit is read against its own pair',
+      200,
+      {
+        'RateLimit-Policy': '"burst";q=100;w=60',
+        RateLimit: '"burst";r=40;t=20',
+        'Beta-RateLimit-Policy': '"hourly";q=1000;w=3600',
+        'Beta-RateLimit': '"hourly";r=900;t=1800',
+      },
+      {
+        kind: 'ok',
+        status: 200,
+        remaining: 40,
+        resetAt: NOW + 20_000,
+        limit: 100,
+        policy: 'burst',
+        policies: [
+          { name: 'burst', quota: 100, windowMs: 60_000, unit: 'requests' },
+          { name: 'hourly', quota: 1000, windowMs: 3_600_000, unit: 'requests' },
+        ],
+      },
+    ],
+  ])('%s', (_label, status, fields, expected) => {
+    expect(readSignals(status, headersOf(fields), NOW)).toStrictEqual(expected)
+  })
+})
+
+describe('draft parameters: the partition key and the proposed renames', () => {
+  const policy = { name: 'peruser', quota: 100, windowMs: 60_000, unit: 'requests' }
+  it.each<[string, Fields, Signal]>([
+    [
+      '`pk` on both fields (the draft examples) is ignored',
+      { 'RateLimit-Policy': '"peruser";q=100;w=60;pk=:cHsdsRa894==:', RateLimit: '"peruser";r=50;t=30;pk=:cHsdsRa894==:' },
+      { kind: 'ok', status: 200, remaining: 50, resetAt: NOW + 30_000, limit: 100, policy: 'peruser', policies: [policy] },
+    ],
+    [
+      '`pk` with no time window reset',
+      { RateLimit: '"default";r=999;pk=:dHJpYWwxMjEzMjM=:' },
+      { kind: 'ok', status: 200, remaining: 999, policy: 'default' },
+    ],
+    [
+      'a malformed `pk` (not a Byte Sequence in the syntax) drops the field, as any malformed field',
+      { RateLimit: '"default";r=9;pk=:not base64!:' },
+      { kind: 'ok', status: 200 },
+    ],
+    [
+      'renamed: `a` (available) and `w` (effective window) on RateLimit',
+      { 'RateLimit-Policy': '"peruser";q=100;w=60', RateLimit: '"peruser";a=80;w=45' },
+      { kind: 'ok', status: 200, remaining: 80, resetAt: NOW + 45_000, limit: 100, policy: 'peruser', policies: [policy] },
+    ],
+    [
+      'renamed, with a partition key',
+      { RateLimit: '"peruser";a=0;w=12;pk=:QXBwLTk5OQ==:' },
+      { kind: 'ok', status: 200, remaining: 0, resetAt: NOW + 12_000, policy: 'peruser' },
+    ],
+    [
+      'both spellings on one item: the current `r`/`t` win',
+      { RateLimit: '"peruser";r=5;t=10;a=50;w=100' },
+      { kind: 'ok', status: 200, remaining: 5, resetAt: NOW + 10_000, policy: 'peruser' },
+    ],
+    [
+      'a malformed `r` falls back to a valid `a`',
+      { RateLimit: '"peruser";r=-1;a=7;w=3' },
+      { kind: 'ok', status: 200, remaining: 7, resetAt: NOW + 3_000, policy: 'peruser' },
+    ],
+    [
+      'an item with neither `r` nor `a` is skipped, the others kept',
+      { RateLimit: '"x";t=5, "peruser";a=3;w=4' },
+      { kind: 'ok', status: 200, remaining: 3, resetAt: NOW + 4_000, policy: 'peruser' },
+    ],
+  ])('%s', (_label, fields, expected) => {
+    expect(readSignals(200, headersOf(fields), NOW)).toStrictEqual(expected)
+  })
+})

@@ -14,6 +14,8 @@ describe('classification', () => {
     ['500', 500, {}, 'ok'],
     ['429 without headers', 429, {}, 'throttled'],
     ['503 without headers', 503, {}, 'overloaded'],
+    ['529 (Anthropic overloaded_error)', 529, {}, 'overloaded'],
+    ['529 with a Retry-After', 529, { 'retry-after': '3' }, 'overloaded'],
     ['403 without rate-limit evidence', 403, { 'x-ratelimit-remaining': '10' }, 'ok'],
     ['403 with remaining 0', 403, { 'x-ratelimit-remaining': '0' }, 'throttled'],
     ['403 with Retry-After (GitHub secondary)', 403, { 'retry-after': '60' }, 'throttled'],

@@ -64,7 +64,12 @@ describe('signalFields (the fast path)', () => {
     expect([...asked].filter((name) => !isSignalField(name))).toStrictEqual([])
   })
 
-  it.each(['content-type', 'x-request-id', 'age', 'date', 'x-ratelimi', 'rate-limit'])('does not keep %s', (name) => {
+  it.each(['content-type', 'x-request-id', 'age', 'date', 'x-ratelimi', 'rate-limit', 'beta-feature', 'x-should'])('does not keep %s', (name) => {
     expect(isSignalField(name)).toBe(false)
+  })
+
+  it.each(['beta-ratelimit', 'beta-ratelimit-policy', 'x-should-retry'])('keeps %s and lists it for get-only sources', (name) => {
+    expect(isSignalField(name)).toBe(true)
+    expect(SIGNAL_HEADER_NAMES).toContain(name)
   })
 })
