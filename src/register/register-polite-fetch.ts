@@ -7,6 +7,8 @@ import { createClient, type Client } from '../client/create-client.js'
 import type { LimiterEventName } from '../client/limiter-events.js'
 import type { ClientOptions } from '../client/options.js'
 import { PAGE_MESSAGE, readStatsReply, readWorkerEvent, type WorkerInfo } from '../protocol/worker-messages.js'
+import { idbStore } from '../storage/idb-store.js'
+import { createTabLimiter, type TabLaneInfo, type TabLimiter } from '../tabs/create-tab-limiter.js'
 
 export type PoliteFetchMode = 'worker' | 'in-page'
 
@@ -19,6 +21,13 @@ export interface RegisterOptions {
   inPage?: ClientOptions
   /** Use the in-page client even where a worker could run (comparisons, opt-out). */
   forceInPage?: boolean
+  /**
+   * In-page mode (the fallback, or `forceInPage`): share one lane per scope with the other
+   * tabs of this origin (a leader tab per scope paces every tab's calls; its pacer state is
+   * kept in IndexedDB, `inPage.store` by default `idbStore('polite-fetch')`, the worker's).
+   * `false` gives each tab a lane of its own. No effect in worker mode. @default true
+   */
+  shareTabs?: boolean
   /** How long to wait for the worker to control this page before falling back in-page (default 10 000 ms). */
   controlTimeoutMs?: number
   /** How long a `stats()` round trip to the worker may take (default 3 000 ms). */
@@ -33,6 +42,8 @@ export interface PoliteFetchStats {
   stats: unknown
   /** Worker mode: which worker instance answered. */
   worker?: WorkerInfo
+  /** In-page mode: whether the lane is shared with the other tabs, and which tab leads each scope. */
+  tabs?: TabLaneInfo
 }
 
 export interface PoliteFetchRegistration {
@@ -95,9 +106,19 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
   const listeners = new Map<string, Set<(detail: unknown) => void>>()
   const detachInPage = new Map<string, () => void>()
   let inPageClient: Client | undefined
+  let tabLimiter: TabLimiter | undefined
   let mode: PoliteFetchMode = options.forceInPage || !container ? 'in-page' : 'worker'
 
-  const inPage = () => (inPageClient ??= createClient(options.inPage ?? {}))
+  const inPage = () => (inPageClient ??= createInPageClient())
+  const createInPageClient = (): Client => {
+    const clientOptions = options.inPage ?? {}
+    if (options.shareTabs === false) return createClient(clientOptions)
+    // The store the worker uses: a new leader (or a reloaded tab) resumes the learned pace.
+    const store = clientOptions.store ?? idbStore('polite-fetch', { onError: report })
+    tabLimiter = createTabLimiter({ ...clientOptions, store, onError: report })
+    return createClient({ ...clientOptions, limiter: tabLimiter })
+  }
+  const tabInfo = (): TabLaneInfo => tabLimiter?.info() ?? { shared: false, tabId: '', leaders: {} }
   const emit = (event: string, detail: unknown) => {
     for (const listener of listeners.get(event) ?? []) {
       try {
@@ -168,7 +189,12 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     },
     async stats() {
       const settled = await ready
-      if (settled === 'in-page') return { mode: settled, stats: inPage().stats() }
+      if (settled === 'in-page') {
+        const client = inPage()
+        const timeoutMs = options.messageTimeoutMs ?? DEFAULT_MESSAGE_TIMEOUT_MS
+        const stats = tabLimiter ? await tabLimiter.sharedStats(timeoutMs) : client.stats()
+        return { mode: settled, stats, tabs: tabInfo() }
+      }
       const controller = container?.controller
       if (!controller) return { mode: 'worker', stats: undefined }
       const timeoutMs = options.messageTimeoutMs ?? DEFAULT_MESSAGE_TIMEOUT_MS
@@ -201,6 +227,7 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
       detachInPage.clear()
       listeners.clear()
       void inPageClient?.close()
+      void tabLimiter?.close()
     },
   }
 }

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { none } from '../../src/core/pacers/index.js'
+import { memoryStore } from '../../src/storage/memory-store.js'
 import { registerPoliteFetch, type PoliteFetchRegistration } from '../../src/register/index.js'
 import { fakeServiceWorker } from './fake-service-worker.js'
 
@@ -112,7 +113,7 @@ describe('registerPoliteFetch with a service worker', () => {
     useServiceWorker(fakeServiceWorker({ failRegister: new Error('SecurityError') }))
     const errors: unknown[] = []
     const upstream = vi.fn(async () => new Response('in page'))
-    const polite = register({ onError: (e) => errors.push(e), inPage: { fetch: upstream } })
+    const polite = register({ onError: (e) => errors.push(e), inPage: { fetch: upstream, store: memoryStore() } })
     await expect(polite.ready).resolves.toBe('in-page')
     expect(polite.mode).toBe('in-page')
     expect(await (await polite.fetch(`${API}/x`)).text()).toBe('in page')
