@@ -7,6 +7,13 @@
 
 export const TAB_PROTOCOL_VERSION = 1
 
+/**
+ * The sender id of the polite-fetch service worker when it leads the lanes of a page it does
+ * not control (after a hard reload): such a page posts to the worker and hears back on
+ * `navigator.serviceWorker`, with the same messages as between tabs.
+ */
+export const SERVICE_WORKER_TAB_ID = 'service-worker'
+
 export const TAB_MESSAGE = {
   /** A tab asks who leads a scope (the leader answers `hello`). */
   who: 'polite-fetch:tab:who',

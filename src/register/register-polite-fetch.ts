@@ -8,7 +8,9 @@ import type { LimiterEventName } from '../client/limiter-events.js'
 import type { ClientOptions } from '../client/options.js'
 import { PAGE_MESSAGE, readStatsReply, readWorkerEvent, type WorkerInfo } from '../protocol/worker-messages.js'
 import { idbStore } from '../storage/idb-store.js'
+import { SERVICE_WORKER_TAB_ID } from '../protocol/tab-messages.js'
 import { createTabLimiter, type TabLaneInfo, type TabLimiter } from '../tabs/create-tab-limiter.js'
+import { workerTabChannel } from './worker-tab-channel.js'
 
 export type PoliteFetchMode = 'worker' | 'in-page'
 
@@ -107,6 +109,8 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
   const detachInPage = new Map<string, () => void>()
   let inPageClient: Client | undefined
   let tabLimiter: TabLimiter | undefined
+  /** Our worker, active but not controlling this page (a hard reload): it leads this page's lanes. */
+  let bypassedWorker: ServiceWorker | undefined
   let mode: PoliteFetchMode = options.forceInPage || !container ? 'in-page' : 'worker'
 
   const inPage = () => (inPageClient ??= createInPageClient())
@@ -115,7 +119,16 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     if (options.shareTabs === false) return createClient(clientOptions)
     // The store the worker uses: a new leader (or a reloaded tab) resumes the learned pace.
     const store = clientOptions.store ?? idbStore('polite-fetch', { onError: report })
-    tabLimiter = createTabLimiter({ ...clientOptions, store, onError: report })
+    tabLimiter =
+      bypassedWorker && container
+        ? createTabLimiter({
+            ...clientOptions,
+            store,
+            onError: report,
+            channel: workerTabChannel(container, bypassedWorker, report),
+            leader: SERVICE_WORKER_TAB_ID,
+          })
+        : createTabLimiter({ ...clientOptions, store, onError: report })
     return createClient({ ...clientOptions, limiter: tabLimiter })
   }
   const tabInfo = (): TabLaneInfo => tabLimiter?.info() ?? { shared: false, tabId: '', leaders: {} }
@@ -158,18 +171,30 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
 
   const start = async (): Promise<PoliteFetchMode> => {
     if (mode === 'in-page' || !container) return 'in-page'
+    let registration: ServiceWorkerRegistration | undefined
     const absolute = new URL(scriptUrl, typeof location === 'undefined' ? undefined : location.href).href
     try {
       const registerOptions: RegistrationOptions & { type?: 'classic' | 'module' } = {}
       if (options.workerScope !== undefined) registerOptions.scope = options.workerScope
       if (options.workerType !== undefined) registerOptions.type = options.workerType
       const workbox = new Workbox(absolute, registerOptions)
-      await workbox.register({ immediate: true })
+      registration = await workbox.register({ immediate: true })
     } catch (error) {
       return fallBack(error)
     }
     container.addEventListener('message', onWorkerMessage)
     container.startMessages?.()
+    // Our worker is activated (its clients.claim() has run) and still does not control this
+    // page: a hard reload, which the worker will not see until the next navigation. Fall back
+    // at once, and let the worker's lanes pace this page's calls (they are sent from here).
+    const active = registration?.active
+    if (active?.scriptURL === absolute && active.state === 'activated' && !registration?.installing && !registration?.waiting) {
+      await new Promise((resolve) => setTimeout(resolve, 0)) // a controllerchange already queued runs first
+      if (container.controller?.scriptURL !== absolute) {
+        if (options.shareTabs !== false) bypassedWorker = active
+        return fallBack(new Error('polite-fetch: the service worker does not control this page (a hard reload)'))
+      }
+    }
     const controlled = await whenControlled(container, absolute, options.controlTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS)
     if (!controlled) return fallBack(new Error('polite-fetch: the service worker did not take control of this page'))
     if (listeners.size > 0) toWorker({ type: PAGE_MESSAGE.subscribe, events: [...listeners.keys()] })

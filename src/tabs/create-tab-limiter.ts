@@ -12,7 +12,7 @@ import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../client/l
 import { resolveLimiterOptions, type LimiterOptions } from '../client/options.js'
 import type { Signal } from '../core/types.js'
 import { TAB_MESSAGE, tabMessage, type SignalData, type TabMessage, type TabPayload } from '../protocol/tab-messages.js'
-import { createElection, type LockManagerLike } from './leader-election.js'
+import { createElection, fixedLeader, type ElectionEvents, type LockManagerLike } from './leader-election.js'
 import { RemoteCall } from './remote-call.js'
 import { broadcastTabChannel, type TabChannel } from './tab-channel.js'
 import { fromErrorData, toErrorData } from './tab-errors.js'
@@ -27,6 +27,11 @@ export interface TabLimiterOptions extends LimiterOptions {
   locks?: LockManagerLike | null
   /** This tab's id (default a random UUID). */
   tabId?: string
+  /**
+   * Every scope is led by this party instead of an elected tab: the service worker
+   * (`SERVICE_WORKER_TAB_ID`), reached through `channel`, for a page it does not control.
+   */
+  leader?: string
   /** Told about absorbed failures (a listener that threw, a message that could not be posted). */
   onError?: (error: unknown) => void
 }
@@ -69,7 +74,7 @@ function toSignalData(signal: Signal): SignalData {
 const validAmount = (value: unknown, fallback: number) => (typeof value === 'number' && value >= 0 ? value : fallback)
 
 export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
-  const { group = 'polite-fetch', channel: channelOption, locks: locksOption, tabId: idOption, onError, ...limiterOptions } = options
+  const { group = 'polite-fetch', channel: channelOption, locks: locksOption, tabId: idOption, leader: fixed, onError, ...limiterOptions } = options
   const report = onError ?? (() => {})
   const tabId = idOption ?? randomId()
   const resolved = resolveLimiterOptions(limiterOptions)
@@ -93,24 +98,21 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
     if (remoteListeners.size > 0) post({ type: TAB_MESSAGE.subscribe, events: [...remoteListeners.keys()] })
   }
 
-  const election = createElection({
-    tabId,
-    group,
-    channel,
-    locks: locksOption === null ? undefined : (locksOption ?? defaultLocks()),
-    onError: report,
-    events: {
-      lead(scope) {
-        for (const call of [...calls.values()]) if (call.scope === scope) recover(call)
-      },
-      follow(scope, leader) {
-        host.drop(scope)
-        if (leader === undefined) return
-        subscribeRemote()
-        for (const call of [...calls.values()]) if (call.scope === scope && call.submittedTo !== leader) recover(call)
-      },
+  const events: ElectionEvents = {
+    lead(scope) {
+      for (const call of [...calls.values()]) if (call.scope === scope) recover(call)
     },
-  })
+    follow(scope, leader) {
+      host.drop(scope)
+      if (leader === undefined) return
+      subscribeRemote()
+      for (const call of [...calls.values()]) if (call.scope === scope && call.submittedTo !== leader) recover(call)
+    },
+  }
+  const election =
+    fixed !== undefined
+      ? fixedLeader(fixed)
+      : createElection({ tabId, group, channel, locks: locksOption === null ? undefined : (locksOption ?? defaultLocks()), onError: report, events })
   const host = createTabHost({ tabId, channel, limiter: local, now, onError: report, leads: (scope) => election.leaderOf(scope) === tabId })
 
   const end = (call: RemoteCall<unknown>): boolean => {

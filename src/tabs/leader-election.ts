@@ -213,3 +213,19 @@ export function createElection(options: ElectionOptions): Election {
     },
   }
 }
+
+/** Every scope led by one fixed party (the service worker, for a page it does not control): no election. */
+export function fixedLeader(leader: string): Election {
+  const scopes = new Set<string>()
+  return {
+    join: (scope) => void scopes.add(scope),
+    leaderOf: () => leader,
+    leaders() {
+      const out: Record<string, string | undefined> = {}
+      for (const scope of scopes) out[scope] = leader
+      return out
+    },
+    onMessage() {},
+    close() {},
+  }
+}

@@ -143,6 +143,8 @@ export interface TabHost {
   drop(scope: string): void
   /** Follower calls in this leader's lanes. */
   readonly size: number
+  /** Resolves once no follower call is left (a service worker keeps itself alive until then). */
+  idle(): Promise<void>
   /** Silence every call (this tab is closing; the followers resubmit to the next leader). */
   close(): void
 }
@@ -155,6 +157,13 @@ export function createTabHost(options: TabHostOptions): TabHost {
   const subscribers = new Map<string, Set<string>>()
   const listening = new Set<string>()
   let closed = false
+  let idleWaiters: (() => void)[] = []
+  const checkIdle = () => {
+    if (jobs.size > 0 || idleWaiters.length === 0) return
+    const waiters = idleWaiters
+    idleWaiters = []
+    for (const wake of waiters) wake()
+  }
 
   const context: HostContext = {
     send: (payload, to) => {
@@ -162,12 +171,14 @@ export function createTabHost(options: TabHostOptions): TabHost {
     },
     forget: (job) => {
       if (jobs.get(job.key) === job) jobs.delete(job.key)
+      checkIdle()
     },
   }
 
   const silence = (job: RemoteJob) => {
     job.silenced = true
     jobs.delete(job.key)
+    checkIdle()
     job.controller.abort(new DOMException('polite-fetch: the call left this leader', 'AbortError'))
   }
 
@@ -193,6 +204,10 @@ export function createTabHost(options: TabHostOptions): TabHost {
   return {
     get size() {
       return jobs.size
+    },
+    idle() {
+      if (jobs.size === 0) return Promise.resolve()
+      return new Promise<void>((resolve) => idleWaiters.push(resolve))
     },
     onMessage(message) {
       if (closed || message.from === tabId) return

@@ -45,7 +45,7 @@ const allowed: Record<string, string[]> = {
   server: ['core', 'telemetry'],
   sim: ['core', 'client', 'telemetry', 'server'],
   cli: ['core', 'client', 'storage', 'telemetry', 'server', 'sim', 'node'],
-  sw: ['core', 'client', 'storage', 'telemetry', 'protocol'],
+  sw: ['core', 'client', 'storage', 'telemetry', 'protocol', 'tabs'],
   'index.ts': ['core', 'client', 'storage', 'telemetry'],
 }
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildBrowserApp } from '../../examples/browser-app/build.js'
 import { serveStatic, type StaticServer } from '../../examples/browser-app/static-server.js'
 import { startQuotaServer, type QuotaServer } from '../../src/sim/quota-server.js'
-import { launchChromium, type Chromium } from './helpers/browser-harness.js'
+import { hardReload, launchChromium, type Chromium } from './helpers/browser-harness.js'
 import { demoUrl, openDemoAt, runDemo, type DemoMode, type HammerResult } from './helpers/demo-page.js'
 import { startLoggingProxy, type LoggingProxy } from './helpers/logging-proxy.js'
 
@@ -27,6 +27,8 @@ let outDir: string
 let site: StaticServer
 let quota: QuotaServer
 let proxy: LoggingProxy
+/** The backoff arm's 429s in each run of the first test, for the hard-reload test's bound. */
+const backoffRuns: number[] = []
 
 beforeAll(async () => {
   outDir = await mkdtemp(join(tmpdir(), 'polite-fetch-browser-tabs-'))
@@ -120,6 +122,7 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
           workerMs: Math.round(worker.ms),
         }
         runs.push(figures)
+        backoffRuns.push(backoff.rejected)
         process.stdout.write(`browser-tabs run: ${JSON.stringify(figures)}\n`)
         process.stdout.write(`browser-tabs lanes: ${JSON.stringify({ shared: shared.lanes, worker: worker.lanes })}\n`)
       }
@@ -209,4 +212,35 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
       await browser.close()
     }
   }, 120_000)
+
+  it('paces a tab the worker does not control (a hard reload) in the worker’s lane, beside the controlled tabs', async () => {
+    const browser = await launchChromium()
+    try {
+      const tabs: Page[] = []
+      for (let i = 0; i < TABS; i++) tabs.push(await open(browser, 'worker'))
+      const bypassed = tabs[TABS - 1]!
+      await hardReload(bypassed)
+      await bypassed.waitForFunction(() => window.demo !== undefined, undefined, { timeout: 20_000 })
+      expect(await bypassed.evaluate(() => navigator.serviceWorker.controller === null)).toBe(true)
+      expect(await bypassed.evaluate(() => window.demo!.mode)).toBe('in-page')
+      for (const tab of tabs.slice(0, -1)) expect(await tab.evaluate(() => window.demo!.mode)).toBe('worker')
+      quota.reset()
+      const results = await Promise.all(tabs.map((tab) => runDemo(tab, { requests: REQUESTS_PER_TAB, concurrency: CONCURRENCY_PER_TAB })))
+      const { rejected } = quota.stats()
+      expectAllSettled(results, REQUESTS_PER_TAB)
+      const bypassedStats = await bypassed.evaluate(() => window.demo!.stats())
+      const workerStats = await tabs[0]!.evaluate(() => window.demo!.stats())
+      const lane = (workerStats.stats as { successes: number; attempts: number }[])[0]!
+      process.stdout.write(
+        `browser-tabs hard reload: ${JSON.stringify({ rejected, workerLane: lane, leaders: bypassedStats.tabs?.leaders, backoffRuns })}\n`,
+      )
+      expect(Object.values(bypassedStats.tabs?.leaders ?? {})).toEqual(['service-worker'])
+      // Every call of the three tabs, the uncontrolled one's included, went through the worker's lane.
+      expect(lane.successes).toBe(TABS * REQUESTS_PER_TAB)
+      if (backoffRuns.length > 0) expect(rejected).toBeLessThanOrEqual(0.2 * Math.min(...backoffRuns))
+      expect(browser.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([])
+    } finally {
+      await browser.close()
+    }
+  })
 })

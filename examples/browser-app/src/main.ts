@@ -101,7 +101,9 @@ async function main(): Promise<void> {
   const polite = registerPoliteFetch(script, {
     workerType,
     forceInPage: mode !== 'worker',
-    shareTabs: mode === 'shared',
+    // Each tab alone only for the baseline; a page the worker does not control (a hard reload)
+    // then has its calls paced by the worker's lanes.
+    shareTabs: mode !== 'page',
     inPage:
       mode === 'shared'
         ? { strategy: shared, persistIntervalMs: 250, deadlineMs: 30_000, ...(tagRequests ? { fetch: tagged } : {}) }
