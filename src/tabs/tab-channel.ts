@@ -11,13 +11,19 @@ export interface TabChannel {
   close(): void
 }
 
-/** The group's BroadcastChannel, or undefined where the browser has none (sharing is then off). */
-export function broadcastTabChannel(group: string, onError: (error: unknown) => void = () => {}): TabChannel | undefined {
-  if (typeof BroadcastChannel !== 'function') return undefined
-  const channel = new BroadcastChannel(tabChannelName(group))
+/** What a transport provides: raw data in, messages out, and how to stop. */
+export interface RawWire {
+  /** Call `onData` with every datum received until the returned function is called. */
+  receive(onData: (data: unknown) => void): () => void
+  send(message: TabMessage): void
+  close?(): void
+}
+
+/** A TabChannel over any wire: validates what comes in, absorbs what a handler or a send throws. */
+export function tabChannelOver(wire: RawWire, onError: (error: unknown) => void): TabChannel {
   const handlers = new Set<(message: TabMessage) => void>()
-  channel.onmessage = (event: MessageEvent) => {
-    const message = readTabMessage(event.data)
+  const stop = wire.receive((data) => {
+    const message = readTabMessage(data)
     if (!message) return
     for (const handler of handlers) {
       try {
@@ -26,11 +32,11 @@ export function broadcastTabChannel(group: string, onError: (error: unknown) => 
         onError(error)
       }
     }
-  }
+  })
   return {
     post(message) {
       try {
-        channel.postMessage(message)
+        wire.send(message)
       } catch (error) {
         // A closed channel or a value that cannot be cloned: the call paths time out or resubmit.
         onError(error)
@@ -42,8 +48,25 @@ export function broadcastTabChannel(group: string, onError: (error: unknown) => 
     },
     close() {
       handlers.clear()
-      channel.onmessage = null
-      channel.close()
+      stop()
+      wire.close?.()
     },
   }
+}
+
+/** The group's BroadcastChannel, or undefined where the browser has none (sharing is then off). */
+export function broadcastTabChannel(group: string, onError: (error: unknown) => void = () => {}): TabChannel | undefined {
+  if (typeof BroadcastChannel !== 'function') return undefined
+  const channel = new BroadcastChannel(tabChannelName(group))
+  return tabChannelOver(
+    {
+      receive(onData) {
+        channel.onmessage = (event: MessageEvent) => onData(event.data)
+        return () => (channel.onmessage = null)
+      },
+      send: (message) => channel.postMessage(message),
+      close: () => channel.close(),
+    },
+    onError,
+  )
 }

@@ -12,16 +12,20 @@ import { buildBrowserApp } from '../../examples/browser-app/build.js'
 import { serveStatic, type StaticServer } from '../../examples/browser-app/static-server.js'
 import { startQuotaServer, type QuotaServer } from '../../src/sim/quota-server.js'
 import { launchChromium, stopServiceWorkers, type Chromium } from './helpers/browser-harness.js'
-import { demoUrl, openDemoAt, runDemo, type HammerResult } from './helpers/demo-page.js'
+import {
+  CONCURRENCY_PER_TAB,
+  demoUrl,
+  openDemoAt,
+  QUOTA,
+  REQUESTS_PER_TAB,
+  runDemo,
+  TABS,
+  TIME_SCALE,
+  WINDOW_MS,
+  type HammerResult,
+} from './helpers/demo-page.js'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-const TIME_SCALE = 15
-/** The paper's 80 per minute, compressed 15×: 20 per wall second, a bucket of 20. */
-const QUOTA = { capacity: 20, perMinute: 80 }
-const TABS = 3
-const REQUESTS_PER_TAB = 60
-const CONCURRENCY_PER_TAB = 4
-const WINDOW_MS = 10_000
 
 let outDir: string
 let site: StaticServer

@@ -12,16 +12,22 @@ import { buildBrowserApp } from '../../examples/browser-app/build.js'
 import { serveStatic, type StaticServer } from '../../examples/browser-app/static-server.js'
 import { startQuotaServer, type QuotaServer } from '../../src/sim/quota-server.js'
 import { hardReload, launchChromium, type Chromium } from './helpers/browser-harness.js'
-import { demoUrl, openDemoAt, runDemo, type DemoMode, type HammerResult } from './helpers/demo-page.js'
+import {
+  CONCURRENCY_PER_TAB,
+  demoUrl,
+  openDemoAt,
+  QUOTA,
+  REQUESTS_PER_TAB,
+  runDemo,
+  TABS,
+  TIME_SCALE,
+  WINDOW_MS,
+  type DemoMode,
+  type HammerResult,
+} from './helpers/demo-page.js'
 import { startLoggingProxy, type LoggingProxy } from './helpers/logging-proxy.js'
 
-const TIME_SCALE = 15
-const QUOTA = { capacity: 20, perMinute: 80 }
-const TABS = 3
-const REQUESTS_PER_TAB = 60
-const CONCURRENCY_PER_TAB = 4
 const RUNS = 3
-const WINDOW_MS = 10_000
 
 let outDir: string
 let site: StaticServer
@@ -77,8 +83,9 @@ async function armIn(browser: Chromium, mode: DemoMode): Promise<{ rejected: num
   for (const tab of tabs) expect(await tab.evaluate(() => window.demo!.mode)).toBe(mode === 'worker' ? 'worker' : 'in-page')
   quota.reset()
   const results = await Promise.all(tabs.map((tab) => runDemo(tab, { requests: REQUESTS_PER_TAB, concurrency: CONCURRENCY_PER_TAB })))
-  const { rejected } = quota.stats()
+  const { rejected, perSecond } = quota.stats()
   expectAllSettled(results, REQUESTS_PER_TAB)
+  process.stdout.write(`browser-tabs ${mode} 429/s: ${JSON.stringify(perSecond.map((s) => s.rejected))}\n`)
   const stats = await tabs[0]!.evaluate(() => window.demo!.stats())
   if (mode === 'shared') {
     expect(stats.tabs?.shared).toBe(true)
@@ -130,8 +137,13 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
     for (const figures of runs) {
       expect(figures['backoff429']).toBeGreaterThan(50)
       expect(figures['shared429']).toBeLessThanOrEqual(0.2 * figures['backoff429']!)
-      expect(figures['shared429']).toBeLessThanOrEqual(1.5 * figures['worker429']!)
     }
+    // Against the worker, over the runs: both arms run the same ATB from a cold lane, whose first
+    // congestion costs anywhere from 1 to ~12 429s (the requests in flight when the bucket runs
+    // dry), so one run of either arm lies anywhere in 5–20 and a per-run ratio is mostly that draw.
+    const total = (key: string) => runs.reduce((sum, figures) => sum + figures[key]!, 0)
+    process.stdout.write(`browser-tabs totals: ${JSON.stringify({ shared429: total('shared429'), worker429: total('worker429') })}\n`)
+    expect(total('shared429')).toBeLessThanOrEqual(1.5 * total('worker429'))
   }, 360_000)
 
   it('hands over when the leader tab closes mid-load: every call settles, no attempt is sent twice, the next leader is paced from the stored state; abort and deadlines cross tabs', async () => {
@@ -151,6 +163,7 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
       const leaderLoad = runDemo(first, load).catch(() => undefined) // dies with its tab
       const followerLoads = Promise.all(others.map((tab) => runDemo(tab, load)))
       await new Promise((resolve) => setTimeout(resolve, WINDOW_MS - (Date.now() - quota.stats().startedAt)))
+      const handoverAt = Date.now()
       await first.close()
       void leaderLoad
       const results = await followerLoads
@@ -165,18 +178,22 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
       // The log of sends: every (request id, attempt) once, attempts 1..n, only the last admitted.
       const byId = new Map<string, { attempt: number; status: number }[]>()
       for (const send of proxy.log) byId.set(send.id, [...(byId.get(send.id) ?? []), send])
+      const closedAt = handoverAt
       let duplicates = 0
       let badSequences = 0
       for (const sends of byId.values()) {
         const attempts = sends.map((s) => s.attempt).sort((a, b) => a - b)
-        if (new Set(attempts).size !== attempts.length) duplicates++
+        if (new Set(attempts).size !== attempts.length) {
+          duplicates++
+          process.stdout.write(`browser-tabs duplicate: ${JSON.stringify(sends)}\n`)
+        }
         const ordered = [...sends].sort((a, b) => a.attempt - b.attempt)
         const admitted = ordered.filter((s) => s.status === 200).length
         if (attempts.some((a, i) => a !== i + 1) || admitted > 1 || (admitted === 1 && ordered.at(-1)!.status !== 200)) badSequences++
       }
       const followerCalls = results.reduce((sum, r) => sum + r.statuses.length, 0)
       process.stdout.write(
-        `browser-tabs handover: ${JSON.stringify({ before429: before, after429: after, sends: proxy.log.length, requestIds: byId.size, followerCalls, duplicates, badSequences })}\n`,
+        `browser-tabs handover: ${JSON.stringify({ closedAt, before429: before, after429: after, sends: proxy.log.length, requestIds: byId.size, followerCalls, duplicates, badSequences })}\n`,
       )
       expect(duplicates).toBe(0)
       expect(badSequences).toBe(0)

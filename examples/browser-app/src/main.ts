@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   })
   // Every send of a request carries its id and its attempt number (a count of sends), so the
   // quota server's log can show that no attempt went out twice.
-  const tab = Math.random().toString(36).slice(2, 8)
+  const tab = crypto.randomUUID().slice(0, 8)
   const sends = new Map<string, number>()
   const tagged = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const headers = new Headers(init?.headers)

@@ -3,6 +3,15 @@
 import type { Page } from 'playwright-core'
 import type { Chromium } from './browser-harness.js'
 
+/** The workload both browser tests drive: the paper's 80 per minute, compressed 15× (20 per wall second, a bucket of 20). */
+export const TIME_SCALE = 15
+export const QUOTA = { capacity: 20, perMinute: 80 }
+export const TABS = 3
+export const REQUESTS_PER_TAB = 60
+export const CONCURRENCY_PER_TAB = 4
+/** The windows compared before and after a restart or a handover. */
+export const WINDOW_MS = 10_000
+
 export type DemoMode = 'worker' | 'shared' | 'page'
 
 export interface HammerResult {

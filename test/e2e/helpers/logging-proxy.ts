@@ -10,6 +10,8 @@ export interface SendRecord {
   attempt: number
   status: number
   at: number
+  /** The browser's connection, to tell a transport-level resend (same request on a new socket) from ours. */
+  port: number
 }
 
 export interface LoggingProxy {
@@ -28,7 +30,7 @@ export async function startLoggingProxy(target: string): Promise<LoggingProxy> {
     const out = forward(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent },
       (answer) => {
-        if (typeof id === 'string' && req.method !== 'OPTIONS') log.push({ id, attempt, status: answer.statusCode ?? 0, at: Date.now() })
+        if (typeof id === 'string' && req.method !== 'OPTIONS') log.push({ id, attempt, status: answer.statusCode ?? 0, at: Date.now(), port: req.socket.remotePort ?? 0 })
         res.writeHead(answer.statusCode ?? 502, answer.headers)
         answer.pipe(res)
       },
