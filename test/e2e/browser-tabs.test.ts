@@ -112,7 +112,7 @@ function rejectedIn(fromSecond: number, toSecond: number): number {
 }
 
 describe('tabs sharing one lane without a service worker, in Chromium', () => {
-  it(`cuts the 429s of three tabs by ≥ 80% against exponential backoff, within 1.5× the worker's, in each of ${RUNS} runs`, async () => {
+  it(`cuts the 429s of three tabs by ≥ 80% against exponential backoff in each of ${RUNS} runs, within 1.5× the worker's over them`, async () => {
     const runs: Record<string, number>[] = []
     for (let run = 0; run < RUNS; run++) {
       const backoff = await arm('page')
