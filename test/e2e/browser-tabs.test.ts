@@ -149,7 +149,8 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
   it('hands over when the leader tab closes mid-load: every call settles, no attempt is sent twice, the next leader is paced from the stored state; abort and deadlines cross tabs', async () => {
     const browser = await launchChromium()
     try {
-      const tagged = { tag: '1' }
+      // POLITE_FETCH_TABS_CONTROL=1: the control run, each tab's pacer state in memory only (not in the suite).
+      const tagged: Record<string, string> = process.env['POLITE_FETCH_TABS_CONTROL'] === '1' ? { tag: '1', store: 'memory' } : { tag: '1' }
       const first = await open(browser, 'shared', proxy.url, tagged)
       // The first tab to call leads the scope.
       expectAllSettled([await runDemo(first, { requests: 1, concurrency: 1 })])

@@ -6,8 +6,9 @@
 // Query parameters: api (quota server URL), mode (worker | shared | page), type (classic |
 // module worker), timeScale (the quota server's; scales the baseline's backoff and ATB's
 // constants), tag (1: label every request with x-request-id and x-attempt, for the
-// end-to-end test's log of sends).
-import { atb, DeadlineError, exponential, type PoliteRequestInit } from 'polite-fetch'
+// end-to-end test's log of sends), store (memory: keep the shared lanes' pacer state in this
+// tab only, the control run of a handover without IndexedDB).
+import { atb, DeadlineError, exponential, memoryStore, type PoliteRequestInit } from 'polite-fetch'
 import { registerPoliteFetch } from 'polite-fetch/register'
 import { drawChart, type ChartSeries } from './chart.js'
 import { hammer, pulses, type HammerOptions, type HammerResult, type PulseOptions } from './workload.js'
@@ -17,6 +18,7 @@ const api = new URL(params.get('api') ?? 'http://127.0.0.1:8787').origin
 const modeParam = params.get('mode')
 const mode = modeParam === 'page' || modeParam === 'shared' ? modeParam : 'worker'
 const tagRequests = params.get('tag') === '1'
+const storeInMemory = params.get('store') === 'memory'
 const workerType = params.get('type') === 'module' ? 'module' : 'classic'
 const timeScale = Math.max(1, Number(params.get('timeScale') ?? '1') || 1)
 const WIDGETS = ['Inventory', 'Prices', 'Orders']
@@ -106,7 +108,13 @@ async function main(): Promise<void> {
     shareTabs: mode !== 'page',
     inPage:
       mode === 'shared'
-        ? { strategy: shared, persistIntervalMs: 250, deadlineMs: 30_000, ...(tagRequests ? { fetch: tagged } : {}) }
+        ? {
+            strategy: shared,
+            persistIntervalMs: 250,
+            deadlineMs: 30_000,
+            ...(tagRequests ? { fetch: tagged } : {}),
+            ...(storeInMemory ? { store: memoryStore() } : {}),
+          }
         : { strategy: baseline },
   })
   const settled = await polite.ready
