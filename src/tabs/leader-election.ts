@@ -42,9 +42,9 @@ export interface ElectionOptions {
 }
 
 /**
- * Fallback timing. BroadcastChannel delivery between tabs of one browser takes well under a
- * millisecond; a bid window 100× that tolerates a busy main thread. The heartbeat only
- * matters to notice a leader that vanished without saying bye (a crash).
+ * Fallback timing, given (this path runs only where Web Locks are missing): a bid window long
+ * enough for every tab's main thread to have handled the bids of a round even when busy, and
+ * a heartbeat that only matters to notice a leader that vanished without saying bye (a crash).
  */
 export const BID_WINDOW_MS = 100
 export const HEARTBEAT_MS = 1_000
