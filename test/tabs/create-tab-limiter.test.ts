@@ -132,6 +132,35 @@ describe('createTabLimiter with Web Locks', () => {
     expect(leader.limiter.stats()[0]).toMatchObject({ throttled: 1, retries: 1, successes: 2 })
   })
 
+  it("rejects a follower's failed POST with its own transport error, and retries a failed GET in the leader's lane", async () => {
+    const group = newGroup()
+    const locks = fakeLocks()
+    const leader = openTab(group, locks, ok, { errorBackoffBaseMs: 1 })
+    await leadWith(leader)
+    const failure = new TypeError('Failed to fetch')
+    let gets = 0
+    const follower = openTab(group, locks, async (_input, init) => {
+      if (init?.method === 'POST') throw failure
+      if (++gets === 1) throw new TypeError('Failed to fetch')
+      return new Response('second time')
+    })
+    await expect(follower.client.fetch(`${API}/p`, { method: 'POST', body: 'x' })).rejects.toBe(failure)
+    expect(await (await follower.client.fetch(`${API}/g`)).text()).toBe('second time')
+    expect(leader.limiter.stats()[0]).toMatchObject({ errors: 2, retries: 1 })
+  })
+
+  it("aborts a follower's attempt when the leader's per-attempt timeout fires", async () => {
+    const group = newGroup()
+    const locks = fakeLocks()
+    const leader = openTab(group, locks, ok, { timeoutMs: 30, retryBudget: 0 })
+    await leadWith(leader)
+    const blocker = held()
+    const follower = openTab(group, locks, blocker.upstream)
+    const call = follower.client.fetch(`${API}/slow`, { method: 'POST', body: 'x' })
+    await expect(call).rejects.toMatchObject({ name: 'TimeoutError' })
+    expect(follower.sent).toHaveLength(1)
+  })
+
   it("cancels a follower's queued call in the leader when the follower aborts", async () => {
     const group = newGroup()
     const locks = fakeLocks()
