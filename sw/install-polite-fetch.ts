@@ -2,6 +2,7 @@
 // of the origin shares one lane per quota scope, and persists its pacer state in
 // IndexedDB so a worker the browser stopped resumes paced instead of bursting.
 import { createClient, type Client } from '../src/client/create-client.js'
+import { createLimiter } from '../src/client/create-limiter.js'
 import type { ClientOptions } from '../src/client/options.js'
 import type { LimiterEventName } from '../src/client/limiter-events.js'
 import type { Store } from '../src/core/types.js'
@@ -10,6 +11,7 @@ import { compileMatch, mustPassThrough, type Match, type RequestPredicate } from
 import { createMessageHub, type MessageEventLike, type MessageHubOptions } from './message-hub.js'
 import type { WorkerInfo } from '../src/protocol/worker-messages.js'
 import { giveUpResponse, markPaced, toGiveUp } from './respond.js'
+import { createTabBridge } from './tab-bridge.js'
 import type { ExtendableEventLike, FetchEventLike, WorkerGlobalLike } from './worker-global.js'
 
 export interface InstallOptions extends Omit<ClientOptions, 'store'> {
@@ -55,7 +57,10 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
   // `self.fetch` from the worker never re-enters this worker's own fetch handler.
   clientInit.fetch ??= (input, init) => scope.fetch(input, init)
   if (store) clientInit.store = store
-  const client = createClient(clientInit)
+  // The limiter is shared with the pages the worker does not control (tab-bridge.ts).
+  const limiter = createLimiter(clientInit)
+  const client = createClient({ ...clientInit, limiter })
+  const tabs = createTabBridge(limiter, now, report)
   const info: WorkerInfo = { instanceId: instanceId(), startedAt: now() }
   const hubOptions: MessageHubOptions = {
     client: { stats: () => client.stats(), on: (event, listener) => client.on(event as LimiterEventName, listener) },
@@ -86,7 +91,7 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
     event.respondWith(answer(event.request))
   }
   const onMessage = (event: MessageEventLike & ExtendableEventLike) => {
-    event.waitUntil(hub.onMessage(event))
+    event.waitUntil(tabs.onMessage(event) ?? hub.onMessage(event))
   }
   const onInstall = (event: ExtendableEventLike) => {
     if (claim) event.waitUntil(scope.skipWaiting())
@@ -109,7 +114,9 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
       scope.removeEventListener('message', onMessage)
       scope.removeEventListener('install', onInstall)
       scope.removeEventListener('activate', onActivate)
+      tabs.close()
       await client.close()
+      await limiter.close()
     },
   }
 }

@@ -8,6 +8,10 @@ import type { LimiterEventName } from '../client/limiter-events.js'
 import type { FetchInput } from '../client/fetch-types.js'
 import type { ClientOptions } from '../client/options.js'
 import { PAGE_MESSAGE, readStatsReply, readWorkerEvent, type WorkerInfo } from '../protocol/worker-messages.js'
+import { idbStore } from '../storage/idb-store.js'
+import { SERVICE_WORKER_TAB_ID } from '../protocol/tab-messages.js'
+import { createTabLimiter, type TabLaneInfo, type TabLimiter } from '../tabs/create-tab-limiter.js'
+import { workerTabChannel } from './worker-tab-channel.js'
 
 export type PoliteFetchMode = 'worker' | 'in-page'
 
@@ -20,6 +24,13 @@ export interface RegisterOptions {
   inPage?: ClientOptions
   /** Use the in-page client even where a worker could run (comparisons, opt-out). */
   forceInPage?: boolean
+  /**
+   * In-page mode (the fallback, or `forceInPage`): share one lane per scope with the other
+   * tabs of this origin (a leader tab per scope paces every tab's calls; its pacer state is
+   * kept in IndexedDB, `inPage.store` by default `idbStore('polite-fetch')`, the worker's).
+   * `false` gives each tab a lane of its own. No effect in worker mode. @default true
+   */
+  shareTabs?: boolean
   /** How long to wait for the worker to control this page before falling back in-page (default 10 000 ms). */
   controlTimeoutMs?: number
   /** How long a `stats()` round trip to the worker may take (default 3 000 ms). */
@@ -34,6 +45,8 @@ export interface PoliteFetchStats {
   stats: unknown
   /** Worker mode: which worker instance answered. */
   worker?: WorkerInfo
+  /** In-page mode: whether the lane is shared with the other tabs, and which tab leads each scope. */
+  tabs?: TabLaneInfo
 }
 
 export interface PoliteFetchRegistration {
@@ -96,9 +109,30 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
   const listeners = new Map<string, Set<(detail: unknown) => void>>()
   const detachInPage = new Map<string, () => void>()
   let inPageClient: Client | undefined
+  let tabLimiter: TabLimiter | undefined
+  /** Our worker, active but not controlling this page (a hard reload): it leads this page's lanes. */
+  let bypassedWorker: ServiceWorker | undefined
   let mode: PoliteFetchMode = options.forceInPage || !container ? 'in-page' : 'worker'
 
-  const inPage = () => (inPageClient ??= createClient(options.inPage ?? {}))
+  const inPage = () => (inPageClient ??= createInPageClient())
+  const createInPageClient = (): Client => {
+    const clientOptions = options.inPage ?? {}
+    if (options.shareTabs === false) return createClient(clientOptions)
+    // The store the worker uses: a new leader (or a reloaded tab) resumes the learned pace.
+    const store = clientOptions.store ?? idbStore('polite-fetch', { onError: report })
+    tabLimiter =
+      bypassedWorker && container
+        ? createTabLimiter({
+            ...clientOptions,
+            store,
+            onError: report,
+            channel: workerTabChannel(container, bypassedWorker, report),
+            leader: SERVICE_WORKER_TAB_ID,
+          })
+        : createTabLimiter({ ...clientOptions, store, onError: report })
+    return createClient({ ...clientOptions, limiter: tabLimiter })
+  }
+  const tabInfo = (): TabLaneInfo => tabLimiter?.info() ?? { shared: false, tabId: '', leaders: {} }
   const emit = (event: string, detail: unknown) => {
     for (const listener of listeners.get(event) ?? []) {
       try {
@@ -138,18 +172,30 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
 
   const start = async (): Promise<PoliteFetchMode> => {
     if (mode === 'in-page' || !container) return 'in-page'
+    let registration: ServiceWorkerRegistration | undefined
     const absolute = new URL(scriptUrl, typeof location === 'undefined' ? undefined : location.href).href
     try {
       const registerOptions: RegistrationOptions & { type?: 'classic' | 'module' } = {}
       if (options.workerScope !== undefined) registerOptions.scope = options.workerScope
       if (options.workerType !== undefined) registerOptions.type = options.workerType
       const workbox = new Workbox(absolute, registerOptions)
-      await workbox.register({ immediate: true })
+      registration = await workbox.register({ immediate: true })
     } catch (error) {
       return fallBack(error)
     }
     container.addEventListener('message', onWorkerMessage)
     container.startMessages?.()
+    // Our worker is activated (its clients.claim() has run) and still does not control this
+    // page: a hard reload, which the worker will not see until the next navigation. Fall back
+    // at once, and let the worker's lanes pace this page's calls (they are sent from here).
+    const active = registration?.active
+    if (active?.scriptURL === absolute && active.state === 'activated' && !registration?.installing && !registration?.waiting) {
+      await new Promise((resolve) => setTimeout(resolve, 0)) // a controllerchange already queued runs first
+      if (container.controller?.scriptURL !== absolute) {
+        if (options.shareTabs !== false) bypassedWorker = active
+        return fallBack(new Error('polite-fetch: the service worker does not control this page (a hard reload)'))
+      }
+    }
     const controlled = await whenControlled(container, absolute, options.controlTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS)
     if (!controlled) return fallBack(new Error('polite-fetch: the service worker did not take control of this page'))
     if (listeners.size > 0) toWorker({ type: PAGE_MESSAGE.subscribe, events: [...listeners.keys()] })
@@ -169,7 +215,12 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     },
     async stats() {
       const settled = await ready
-      if (settled === 'in-page') return { mode: settled, stats: inPage().stats() }
+      if (settled === 'in-page') {
+        const client = inPage()
+        const timeoutMs = options.messageTimeoutMs ?? DEFAULT_MESSAGE_TIMEOUT_MS
+        const stats = tabLimiter ? await tabLimiter.sharedStats(timeoutMs) : client.stats()
+        return { mode: settled, stats, tabs: tabInfo() }
+      }
       const controller = container?.controller
       if (!controller) return { mode: 'worker', stats: undefined }
       const timeoutMs = options.messageTimeoutMs ?? DEFAULT_MESSAGE_TIMEOUT_MS
@@ -202,6 +253,7 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
       detachInPage.clear()
       listeners.clear()
       void inPageClient?.close()
+      void tabLimiter?.close()
     },
   }
 }

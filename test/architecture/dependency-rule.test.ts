@@ -40,11 +40,12 @@ const allowed: Record<string, string[]> = {
   telemetry: ['core'],
   node: ['core', 'client', 'storage', 'telemetry'],
   protocol: [],
-  register: ['core', 'client', 'storage', 'telemetry', 'protocol'],
+  tabs: ['core', 'client', 'protocol'],
+  register: ['core', 'client', 'storage', 'telemetry', 'protocol', 'tabs'],
   server: ['core', 'telemetry'],
   sim: ['core', 'client', 'telemetry', 'server'],
   cli: ['core', 'client', 'storage', 'telemetry', 'server', 'sim', 'node'],
-  sw: ['core', 'client', 'storage', 'telemetry', 'protocol'],
+  sw: ['core', 'client', 'storage', 'telemetry', 'protocol', 'tabs'],
   otel: ['core', 'client'],
   'index.ts': ['core', 'client', 'storage', 'telemetry'],
 }
@@ -76,7 +77,7 @@ describe('dependency rule', () => {
           if (area === 'core') expect.fail(`core must not import packages: ${name} imports ${spec}`)
           const home = homes[pkg]
           if (home) expect(home, `${name} imports ${pkg}`).toContain(area)
-          if (spec.startsWith('node:') && ['client', 'storage', 'telemetry', 'register', 'sw', 'protocol', 'index.ts'].includes(area)) {
+          if (spec.startsWith('node:') && ['client', 'storage', 'telemetry', 'register', 'sw', 'protocol', 'tabs', 'index.ts'].includes(area)) {
             // storage/file-store is the one Node-only store.
             if (!name.endsWith('file-store.ts')) expect.fail(`${name} imports the Node built-in ${spec}`)
           }

@@ -12,56 +12,30 @@ import { buildBrowserApp } from '../../examples/browser-app/build.js'
 import { serveStatic, type StaticServer } from '../../examples/browser-app/static-server.js'
 import { startQuotaServer, type QuotaServer } from '../../src/sim/quota-server.js'
 import { launchChromium, stopServiceWorkers, type Chromium } from './helpers/browser-harness.js'
+import {
+  CONCURRENCY_PER_TAB,
+  demoUrl,
+  openDemoAt,
+  QUOTA,
+  REQUESTS_PER_TAB,
+  runDemo,
+  TABS,
+  TIME_SCALE,
+  WINDOW_MS,
+  type HammerResult,
+} from './helpers/demo-page.js'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-const TIME_SCALE = 15
-/** The paper's 80 per minute, compressed 15×: 20 per wall second, a bucket of 20. */
-const QUOTA = { capacity: 20, perMinute: 80 }
-const TABS = 3
-const REQUESTS_PER_TAB = 60
-const CONCURRENCY_PER_TAB = 4
-const WINDOW_MS = 10_000
-
-interface HammerResult {
-  statuses: number[]
-  paced: number
-  failures: string[]
-  elapsedMs: number
-}
-interface DemoStats {
-  mode: 'worker' | 'in-page'
-  stats: unknown
-  worker?: { instanceId: string; startedAt: number }
-}
-declare global {
-  interface Window {
-    demo?: {
-      mode: 'worker' | 'in-page'
-      run(options: { requests: number; concurrency: number; durationMs?: number }): Promise<HammerResult>
-      pulse(options: { burst: number; everyMs: number; durationMs: number }): Promise<HammerResult>
-      stats(): Promise<DemoStats>
-    }
-  }
-}
 
 let outDir: string
 let site: StaticServer
 let quota: QuotaServer
 let browser: Chromium
 
-function pageUrl(mode: 'worker' | 'page', type: 'classic' | 'module' = 'classic'): string {
-  const query = new URLSearchParams({ api: quota.url, mode, type, timeScale: String(TIME_SCALE) })
-  return `${site.url}/index.html?${query.toString()}`
-}
+const openDemo = (mode: 'worker' | 'page', type: 'classic' | 'module' = 'classic'): Promise<Page> =>
+  openDemoAt(browser, demoUrl({ siteUrl: site.url, apiUrl: quota.url, timeScale: TIME_SCALE }, mode, { type }))
 
-async function openDemo(mode: 'worker' | 'page', type: 'classic' | 'module' = 'classic'): Promise<Page> {
-  const page = await browser.newPage(pageUrl(mode, type))
-  await page.waitForFunction(() => window.demo !== undefined, undefined, { timeout: 20_000 })
-  return page
-}
-
-const run = (page: Page, options: { requests: number; concurrency: number; durationMs?: number }) =>
-  page.evaluate((o) => window.demo!.run(o), options)
+const run = runDemo
 
 /** 429s the quota server answered while `work` ran (server-side truth, across every tab). */
 async function rejectedDuring<T>(work: () => Promise<T>): Promise<{ rejected: number; admitted: number; value: T }> {

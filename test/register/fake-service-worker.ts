@@ -1,6 +1,9 @@
 // A stand-in for navigator.serviceWorker whose "worker" is the real worker-side message
 // hub (sw/message-hub.ts): a page ↔ worker round trip through both halves of the protocol.
+import { createLimiter, type Limiter } from '../../src/client/create-limiter.js'
+import { none } from '../../src/core/pacers/index.js'
 import { createMessageHub, type MessageTarget } from '../../sw/message-hub.js'
+import { createTabBridge } from '../../sw/tab-bridge.js'
 
 export class FakeLimiter {
   readonly listeners = new Map<string, ((detail: unknown) => void)[]>()
@@ -21,7 +24,12 @@ export interface FakeServiceWorkerOptions {
   neverControl?: boolean
   /** Do not answer messages. */
   silent?: boolean
+  /** The registered worker's state (default `activated`). */
+  state?: string
 }
+
+/** The worker's real lanes for pages it does not control (sw/tab-bridge.ts), over a real limiter. */
+export const workerLimiter = (): Limiter => createLimiter({ strategy: none() })
 
 export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
   const limiter = new FakeLimiter()
@@ -36,6 +44,8 @@ export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
     id: 'page-1',
     postMessage: (data) => void container.dispatchEvent(new MessageEvent('message', { data })),
   }
+  const lanes = workerLimiter()
+  const tabs = createTabBridge(lanes, () => Date.now(), () => {})
   const hub = createMessageHub({
     client: limiter,
     clients: { get: async (id) => (id === pageClient.id ? pageClient : undefined) },
@@ -49,11 +59,11 @@ export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
     if (options.failRegister) throw options.failRegister
     const worker = {
       scriptURL: url,
-      state: 'activated',
+      state: options.state ?? 'activated',
       addEventListener() {},
       postMessage(data: unknown, transfer?: MessagePort[]) {
         if (options.silent) return
-        void hub.onMessage({ data, ports: transfer ?? [], source: pageClient })
+        if (tabs.onMessage({ data, source: pageClient }) === undefined) void hub.onMessage({ data, ports: transfer ?? [], source: pageClient })
       },
     }
     if (!options.neverControl) {
@@ -64,5 +74,5 @@ export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
     }
     return { installing: null, waiting: null, active: worker, addEventListener() {}, update: async () => {} }
   }
-  return { container, limiter, registered, hub }
+  return { container, limiter, registered, hub, lanes }
 }

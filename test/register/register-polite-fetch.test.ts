@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { none } from '../../src/core/pacers/index.js'
+import { memoryStore } from '../../src/storage/memory-store.js'
 import { registerPoliteFetch, type PoliteFetchRegistration } from '../../src/register/index.js'
 import { fakeServiceWorker } from './fake-service-worker.js'
 
@@ -39,6 +40,23 @@ describe('registerPoliteFetch without service workers', () => {
     const stats = await polite.stats()
     expect(stats.mode).toBe('in-page')
     expect(stats.stats).toEqual([expect.objectContaining({ scope: API, attempts: 1 })])
+  })
+
+  it('shares its lane with the other tabs by default, and says which tab leads', async () => {
+    useServiceWorker(undefined)
+    const polite = register({ inPage: { fetch: async () => new Response('ok'), store: memoryStore() } })
+    await polite.fetch(`${API}/items`)
+    const stats = await polite.stats()
+    expect(stats.tabs?.shared).toBe(true)
+    expect(stats.tabs?.leaders).toEqual({ [API]: stats.tabs?.tabId }) // the only tab leads
+    expect(stats.stats).toEqual([expect.objectContaining({ scope: API, attempts: 1 })])
+  })
+
+  it('keeps its lane to itself with shareTabs: false', async () => {
+    useServiceWorker(undefined)
+    const polite = register({ shareTabs: false, inPage: { fetch: async () => new Response('ok') } })
+    await polite.fetch(`${API}/items`)
+    expect((await polite.stats()).tabs).toEqual({ shared: false, tabId: '', leaders: {} })
   })
 
   it('reports, instead of throwing, a listener for an event the limiter does not emit', async () => {
@@ -112,7 +130,7 @@ describe('registerPoliteFetch with a service worker', () => {
     useServiceWorker(fakeServiceWorker({ failRegister: new Error('SecurityError') }))
     const errors: unknown[] = []
     const upstream = vi.fn(async () => new Response('in page'))
-    const polite = register({ onError: (e) => errors.push(e), inPage: { fetch: upstream } })
+    const polite = register({ onError: (e) => errors.push(e), inPage: { fetch: upstream, store: memoryStore() } })
     await expect(polite.ready).resolves.toBe('in-page')
     expect(polite.mode).toBe('in-page')
     expect(await (await polite.fetch(`${API}/x`)).text()).toBe('in page')
@@ -120,9 +138,27 @@ describe('registerPoliteFetch with a service worker', () => {
   })
 
   it('falls back in-page when the worker never takes control', async () => {
-    useServiceWorker(fakeServiceWorker({ neverControl: true }))
-    const polite = register({ controlTimeoutMs: 20 })
+    // Still activating: its clients.claim() may yet take this page, so the page waits for it.
+    useServiceWorker(fakeServiceWorker({ neverControl: true, state: 'activating' }))
+    const started = Date.now()
+    const polite = register({ controlTimeoutMs: 50 })
     await expect(polite.ready).resolves.toBe('in-page')
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45)
+  })
+
+  it('falls back at once when the active worker does not control the page (a hard reload), and paces in the worker’s lane', async () => {
+    const fake = fakeServiceWorker({ neverControl: true })
+    useServiceWorker(fake)
+    const upstream = vi.fn(async () => new Response('sent by the page'))
+    const polite = register({ controlTimeoutMs: 60_000, inPage: { fetch: upstream, store: memoryStore() } })
+    await expect(polite.ready).resolves.toBe('in-page')
+    const response = await polite.fetch(`${API}/items`)
+    expect(await response.text()).toBe('sent by the page')
+    expect(upstream).toHaveBeenCalledTimes(1)
+    expect(fake.lanes.stats()).toEqual([expect.objectContaining({ scope: API, attempts: 1, successes: 1 })])
+    const stats = await polite.stats()
+    expect(stats.tabs?.leaders).toEqual({ [API]: 'service-worker' })
+    expect(stats.stats).toEqual([expect.objectContaining({ scope: API, attempts: 1 })])
   })
 
   it('stays in-page when forced, without registering', async () => {

@@ -1,17 +1,24 @@
 // The example page: three widgets drawing on one shared quota (the local quota
 // server), a live chart, and a toggle between the polite-fetch service worker (one
-// limiter for every tab) and plain in-page exponential backoff (one per tab).
+// limiter for every tab), in-page lanes shared by the tabs without a worker (a leader
+// tab paces them all), and plain in-page exponential backoff (one per tab).
 //
-// Query parameters: api (quota server URL), mode (worker | page), type (classic |
-// module worker), timeScale (the quota server's; scales the baseline's backoff).
-import { exponential } from 'polite-fetch'
+// Query parameters: api (quota server URL), mode (worker | shared | page), type (classic |
+// module worker), timeScale (the quota server's; scales the baseline's backoff and ATB's
+// constants), tag (1: label every request with x-request-id and x-attempt, for the
+// end-to-end test's log of sends), store (memory: keep the shared lanes' pacer state in this
+// tab only, the control run of a handover without IndexedDB).
+import { atb, DeadlineError, exponential, memoryStore, type PoliteRequestInit } from 'polite-fetch'
 import { registerPoliteFetch } from 'polite-fetch/register'
 import { drawChart, type ChartSeries } from './chart.js'
 import { hammer, pulses, type HammerOptions, type HammerResult, type PulseOptions } from './workload.js'
 
 const params = new URLSearchParams(location.search)
 const api = new URL(params.get('api') ?? 'http://127.0.0.1:8787').origin
-const mode = params.get('mode') === 'page' ? 'page' : 'worker'
+const modeParam = params.get('mode')
+const mode = modeParam === 'page' || modeParam === 'shared' ? modeParam : 'worker'
+const tagRequests = params.get('tag') === '1'
+const storeInMemory = params.get('store') === 'memory'
 const workerType = params.get('type') === 'module' ? 'module' : 'classic'
 const timeScale = Math.max(1, Number(params.get('timeScale') ?? '1') || 1)
 const WIDGETS = ['Inventory', 'Prices', 'Orders']
@@ -19,7 +26,7 @@ const CHART_SECONDS = 30
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 
-function linkTo(nextMode: 'worker' | 'page'): string {
+function linkTo(nextMode: 'worker' | 'shared' | 'page'): string {
   const next = new URLSearchParams(params)
   next.set('mode', nextMode)
   return `?${next.toString()}`
@@ -54,9 +61,10 @@ function currentRate(stats: unknown): number | undefined {
 
 async function main(): Promise<void> {
   $('with-worker').setAttribute('href', linkTo('worker'))
+  $('shared-tabs').setAttribute('href', linkTo('shared'))
   $('without-worker').setAttribute('href', linkTo('page'))
-  $(mode === 'worker' ? 'with-worker' : 'without-worker').classList.add('active')
-  if (mode === 'page' && (await dropWorker())) return
+  $(mode === 'worker' ? 'with-worker' : mode === 'shared' ? 'shared-tabs' : 'without-worker').classList.add('active')
+  if (mode !== 'worker' && (await dropWorker())) return
 
   const script = `./${workerType === 'module' ? 'sw.mjs' : 'sw.js'}?api=${encodeURIComponent(api)}&timeScale=${timeScale}`
   // The baseline: the paper's exponential backoff, its waits compressed like the quota server's clock.
@@ -67,12 +75,62 @@ async function main(): Promise<void> {
     capMaxMs: 34_000 / timeScale,
     roundMs: 0,
   })
-  const polite = registerPoliteFetch(script, { workerType, forceInPage: mode === 'page', inPage: { strategy: baseline } })
+  // The shared in-page lane runs the worker's strategy (src/sw.ts), compressed the same way.
+  const k = timeScale
+  const shared = atb({
+    windowMs: 60_000 / k,
+    minSpanMs: 10_000 / k,
+    paceWindowMs: 10_000 / k,
+    growthPerSecond: 0.02 * k,
+    maxRetryBackoffMs: 60_000 / k,
+    dryLaneWindowMs: 300_000 / k,
+    calmAfterMs: 600_000 / k,
+  })
+  // Every send of a request carries its id and its attempt number (a count of sends), so the
+  // quota server's log can show that no attempt went out twice.
+  const tab = crypto.randomUUID().slice(0, 8)
+  const sends = new Map<string, number>()
+  const tagged = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const headers = new Headers(init?.headers)
+    const id = headers.get('x-request-id')
+    if (id !== null) {
+      const attempt = (sends.get(id) ?? 0) + 1
+      sends.set(id, attempt)
+      headers.set('x-attempt', String(attempt))
+    }
+    return fetch(input, { ...init, headers })
+  }
+  const polite = registerPoliteFetch(script, {
+    workerType,
+    forceInPage: mode !== 'worker',
+    // Each tab alone only for the baseline; a page the worker does not control (a hard reload)
+    // then has its calls paced by the worker's lanes.
+    shareTabs: mode !== 'page',
+    inPage:
+      mode === 'shared'
+        ? {
+            strategy: shared,
+            persistIntervalMs: 250,
+            deadlineMs: 30_000,
+            ...(tagRequests ? { fetch: tagged } : {}),
+            ...(storeInMemory ? { store: memoryStore() } : {}),
+          }
+        : { strategy: baseline },
+  })
   const settled = await polite.ready
   $('status').textContent =
     settled === 'worker'
       ? `Requests to ${api}/api/ go through the polite-fetch service worker (${workerType}): one limiter for every tab.`
-      : `In-page client with exponential backoff: each tab backs off on its own.`
+      : mode === 'shared'
+        ? `In-page lanes shared by the tabs: a leader tab paces every tab's calls (no service worker).`
+        : `In-page client with exponential backoff: each tab backs off on its own.`
+  let seq = 0
+  const request = (url: string, init: PoliteRequestInit = {}) => {
+    if (!tagRequests) return polite.fetch(url, init)
+    const headers = new Headers(init.headers)
+    headers.set('x-request-id', `${tab}-${++seq}`)
+    return polite.fetch(url, { ...init, headers })
+  }
 
   // Widgets.
   const widgets = WIDGETS.map((name, index) => {
@@ -90,14 +148,14 @@ async function main(): Promise<void> {
     }
     const url = () => `${api}/api/widget/${index}`
     card.querySelector('button')!.addEventListener('click', () => {
-      void hammer((u) => polite.fetch(u), { requests: 10, concurrency: 2, url }, show)
+      void hammer((u) => request(u), { requests: 10, concurrency: 2, url }, show)
     })
     return { show, url }
   })
 
   const run = (options: Omit<HammerOptions, 'url'>): Promise<HammerResult> =>
     hammer(
-      (u) => polite.fetch(u),
+      (u) => request(u),
       { ...options, url: (i) => widgets[i % widgets.length]!.url() },
       (status, i) => widgets[i % widgets.length]!.show(status),
     )
@@ -140,14 +198,58 @@ async function main(): Promise<void> {
   setInterval(() => void tick(), 500)
   void tick()
 
+  // Calls this tab's lane gave up on, by reason (a leader counts its followers' calls too).
+  const giveUps: Record<string, number> = {}
+  polite.on('give-up', (detail) => {
+    const reason = String((detail as { reason?: unknown }).reason)
+    giveUps[reason] = (giveUps[reason] ?? 0) + 1
+  })
+  /** `count` calls at once, all aborted after `abortAfterMs`: how each ended. */
+  const abortable = async (count: number, abortAfterMs: number) => {
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), abortAfterMs)
+    const ends = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        request(widgets[i % widgets.length]!.url(), { signal: controller.signal }).then(
+          async (response) => {
+            await response.arrayBuffer().catch(() => {})
+            return String(response.status)
+          },
+          (error: unknown) => (error instanceof Error || error instanceof DOMException ? error.name : String(error)),
+        ),
+      ),
+    )
+    return ends
+  }
+  /** `count` calls at once with a short deadline: the failures' class and fields. */
+  const deadline = async (count: number, deadlineMs: number) =>
+    Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        request(widgets[i % widgets.length]!.url(), { politeFetch: { deadlineMs } }).then(
+          async (response) => {
+            await response.arrayBuffer()
+            return { status: response.status }
+          },
+          (error: unknown) => ({
+            name: error instanceof Error ? error.name : String(error),
+            typed: error instanceof DeadlineError,
+            retryAt: error instanceof DeadlineError ? typeof error.retryAt : 'none',
+          }),
+        ),
+      ),
+    )
+
   // For the end-to-end test (and the curious, from DevTools).
   Object.assign(window, {
     demo: {
       mode: settled,
       run,
       pulse: (options: Omit<PulseOptions, 'url'>) =>
-        pulses((u) => polite.fetch(u), { ...options, url: (i) => widgets[i % widgets.length]!.url() }),
+        pulses((u) => request(u), { ...options, url: (i) => widgets[i % widgets.length]!.url() }),
       stats: () => polite.stats(),
+      giveUps,
+      abortable,
+      deadline,
     },
   })
 }

@@ -65,3 +65,16 @@ export async function stopServiceWorkers(page: Page): Promise<void> {
     await session.detach()
   }
 }
+
+/** A hard reload (shift-reload): the page loads around its service worker, which will not control it. */
+export async function hardReload(page: Page): Promise<void> {
+  const session = await page.context().newCDPSession(page)
+  try {
+    await session.send('Page.enable')
+    const loaded = new Promise<void>((resolve) => session.once('Page.loadEventFired', () => resolve()))
+    await session.send('Page.reload', { ignoreCache: true })
+    await loaded
+  } finally {
+    await session.detach()
+  }
+}

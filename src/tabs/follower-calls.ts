@@ -1,0 +1,273 @@
+// The follower's side of shared lanes: the calls of this tab whose scope another tab leads
+// (or nobody yet). Each stays here with its job, so the request, its body, every response
+// and every transport error stay in this tab; the leader hears what each response said and
+// answers with the call's end. When a scope's leader changes, the calls it held are
+// resubmitted, and an attempt in flight decides locally once it comes back (remote-call.ts).
+import type { Limiter } from '../client/create-limiter.js'
+import { ClosedError, DeadlineError, RetryBudgetError } from '../client/errors.js'
+import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../client/limiter-types.js'
+import type { Signal } from '../core/types.js'
+import { TAB_MESSAGE, type SignalData, type TabMessage, type TabPayload } from '../protocol/tab-messages.js'
+import { RemoteCall } from './remote-call.js'
+import { fromErrorData, toErrorData } from './tab-errors.js'
+
+export interface FollowerCallsOptions {
+  tabId: string
+  /** This tab's own limiter: where a call goes once this tab leads its scope. */
+  local: Limiter
+  leaderOf(scope: string): string | undefined
+  post(payload: TabPayload, to?: string): void
+  now(): number
+  /** The limiter's defaults, for jobs without their own. */
+  deadlineMs: number
+  retryBudget: number
+}
+
+export interface FollowerCalls {
+  /** Run `job` in the lane another tab leads (or will lead) for its scope. */
+  submit<T>(job: Job<T>, sink: Settlement<T>): void
+  /** `leader` (maybe this tab) leads `scope` now: resubmit what an earlier leader held. */
+  leaderChanged(scope: string, leader: string): void
+  /** A leader's answer: grant, abort-attempt, discard, settle, reject, learn-route. */
+  onMessage(message: TabMessage): void
+  /** Reject every call with ClosedError (this tab is closing). */
+  closeAll(): void
+}
+
+function toSignalData(signal: Signal): SignalData {
+  const data: SignalData = { kind: signal.kind, status: signal.status }
+  if (signal.retryAt !== undefined) data.retryAt = signal.retryAt
+  if (signal.remaining !== undefined) data.remaining = signal.remaining
+  if (signal.resetAt !== undefined) data.resetAt = signal.resetAt
+  if (signal.limit !== undefined) data.limit = signal.limit
+  if (signal.policy !== undefined) data.policy = signal.policy
+  return data
+}
+
+const validAmount = (value: unknown, fallback: number) => (typeof value === 'number' && value >= 0 ? value : fallback)
+
+export function createFollowerCalls(options: FollowerCallsOptions): FollowerCalls {
+  const { tabId, local, post, now } = options
+  const calls = new Map<number, RemoteCall<unknown>>()
+  let seq = 0
+
+  const end = (call: RemoteCall<unknown>): boolean => {
+    if (!call.finish()) return false
+    calls.delete(call.id)
+    return true
+  }
+
+  /** Hand the call to whoever leads its scope now: this tab's own lane, another tab, or nobody yet. */
+  const submitTo = (call: RemoteCall<unknown>) => {
+    const leader = options.leaderOf(call.scope)
+    call.submittedTo = undefined
+    if (leader === undefined) return // sent on the next hello
+    if (leader === tabId) {
+      if (!end(call)) return
+      const remainingMs = call.deadlineAt - now()
+      if (remainingMs <= 0) {
+        call.sink.reject(new DeadlineError(`polite-fetch: deadline reached for ${call.job.label ?? call.scope}`, { request: call.job.label, attempts: call.attempts }))
+        return
+      }
+      call.job.deadlineMs = remainingMs
+      call.job.retryBudget = call.retryBudget
+      local.submit(call.job, call.sink)
+      return
+    }
+    call.submittedTo = leader
+    const job = call.job
+    post(
+      {
+        type: TAB_MESSAGE.call,
+        id: call.id,
+        call: {
+          scope: call.scope,
+          cost: typeof job.cost === 'number' && job.cost >= 0 && Number.isFinite(job.cost) ? job.cost : 1,
+          ...(typeof job.priority === 'number' && Number.isFinite(job.priority) ? { priority: job.priority } : {}),
+          deadlineAt: call.deadlineAt,
+          retryBudget: call.retryBudget,
+          retryErrors: job.retryErrors === true,
+          ...(job.label !== undefined ? { label: job.label } : {}),
+          ...(job.route !== undefined ? { route: job.route } : {}),
+          attemptsDone: call.attempts,
+        },
+      },
+      leader,
+    )
+  }
+
+  /**
+   * The leader the call was submitted to is gone (or another took over). An attempt it
+   * granted that has come back decides locally, as the leader would have: a final answer
+   * settles here; a retryable one goes to the new leader's lane, attempts counted on.
+   */
+  const recover = (call: RemoteCall<unknown>) => {
+    if (call.done || call.running !== undefined) return // an attempt in flight recovers when it ends
+    const last = call.results.get(call.attempts)
+    if (last !== undefined) {
+      const { outcome, error } = last
+      const retry =
+        outcome !== undefined
+          ? outcome.retryable && outcome.neutral !== true && outcome.signal.kind !== 'ok'
+          : call.job.retryErrors === true && call.job.finalFailure?.(error) === undefined
+      if (!retry || call.retryBudget <= 0) {
+        if (!end(call)) return
+        call.results.delete(call.attempts)
+        call.discardAll()
+        if (!retry) {
+          if (outcome !== undefined) call.sink.resolve(outcome.value)
+          else call.sink.reject(error)
+        } else {
+          outcome?.discard?.()
+          call.sink.reject(new RetryBudgetError('polite-fetch: retry budget used up', { request: call.job.label, attempts: call.attempts }))
+        }
+        return
+      }
+      call.retryBudget--
+      call.discardAll()
+    }
+    submitTo(call)
+  }
+
+  const attemptEnded = (call: RemoteCall<unknown>, attempt: number, outcome: AttemptOutcome<unknown> | undefined, error: unknown) => {
+    const grantedBy = call.running?.attempt === attempt ? call.running.grantedBy : undefined
+    if (grantedBy !== undefined) call.running = undefined
+    if (call.done) {
+      outcome?.discard?.()
+      return
+    }
+    call.results.set(attempt, { outcome, error })
+    const leader = call.submittedTo
+    if (leader === undefined || leader !== grantedBy || options.leaderOf(call.scope) !== leader) {
+      recover(call)
+      return
+    }
+    if (outcome !== undefined) {
+      const payload: TabPayload = {
+        type: TAB_MESSAGE.outcome,
+        id: call.id,
+        attempt,
+        signal: toSignalData(outcome.signal),
+        retryable: outcome.retryable,
+        neutral: outcome.neutral === true,
+      }
+      if (outcome.reason !== undefined) payload.reason = outcome.reason
+      post(payload, leader)
+    } else {
+      const finalReason = call.job.finalFailure?.(error)
+      post({ type: TAB_MESSAGE.failed, id: call.id, attempt, error: toErrorData(error), ...(finalReason !== undefined ? { finalReason } : {}) }, leader)
+    }
+  }
+
+  const startAttempt = (call: RemoteCall<unknown>, attempt: number, grantedBy: string) => {
+    call.attempts = attempt
+    const controller = new AbortController()
+    call.running = { attempt, controller, grantedBy }
+    let reported = false
+    const attemptReport: AttemptReport<unknown> = {
+      done: (outcome) => {
+        if (reported) return
+        reported = true
+        attemptEnded(call, attempt, outcome, undefined)
+      },
+      failed: (error) => {
+        if (reported) return
+        reported = true
+        attemptEnded(call, attempt, undefined, error)
+      },
+    }
+    try {
+      if (call.job.start !== undefined) call.job.start(controller.signal, attempt, attemptReport)
+      else call.job.attempt(controller.signal, attempt).then(attemptReport.done, attemptReport.failed)
+    } catch (error) {
+      attemptReport.failed(error)
+    }
+  }
+
+  const leaveCall = (call: RemoteCall<unknown>) => {
+    if (call.submittedTo !== undefined) post({ type: TAB_MESSAGE.cancel, id: call.id }, call.submittedTo)
+    call.discardAll()
+  }
+
+  const onMessage = (message: TabMessage) => {
+    if (message.to !== undefined && message.to !== tabId) return
+    if (!('id' in message)) return
+    const call = calls.get(message.id)
+    // Only the leader the call is submitted to speaks for it: a stale grant from a leader
+    // that handed over must not send a request twice.
+    if (call === undefined || call.done || call.submittedTo !== message.from) return
+    switch (message.type) {
+      case TAB_MESSAGE.grant:
+        if (call.running === undefined && message.attempt === call.attempts + 1) startAttempt(call, message.attempt, message.from)
+        return
+      case TAB_MESSAGE.abortAttempt:
+        if (call.running?.attempt === message.attempt) call.running.controller.abort(fromErrorData(message.error))
+        return
+      case TAB_MESSAGE.discard:
+        call.discard(message.attempt)
+        return
+      case TAB_MESSAGE.settle: {
+        const result = call.results.get(message.attempt)
+        if (result === undefined || !end(call)) return
+        call.results.delete(message.attempt)
+        call.discardAll()
+        if (result.outcome !== undefined) call.sink.resolve(result.outcome.value)
+        else call.sink.reject(result.error)
+        return
+      }
+      case TAB_MESSAGE.reject:
+        // An attempt still in flight is abandoned, not cancelled, as in the tab's own lane.
+        if (!end(call)) return
+        call.discardAll()
+        call.sink.reject(fromErrorData(message.error))
+        return
+      case TAB_MESSAGE.learnRoute:
+        call.job.learnRoute?.(message.policy)
+        return
+      default:
+    }
+  }
+
+  function submit<T>(job: Job<T>, sink: Settlement<T>): void {
+    const signal = job.signal
+    const deadlineAt = now() + validAmount(job.deadlineMs, options.deadlineMs)
+    const call = new RemoteCall<T>(++seq, job, sink, deadlineAt, validAmount(job.retryBudget, options.retryBudget))
+    const untyped = call as unknown as RemoteCall<unknown>
+    calls.set(call.id, untyped)
+    if (signal !== undefined) {
+      call.onAbort = () => {
+        if (!end(untyped)) return
+        call.running?.controller.abort(signal.reason)
+        leaveCall(untyped)
+        sink.reject(signal.reason)
+      }
+      signal.addEventListener('abort', call.onAbort)
+    }
+    if (Number.isFinite(deadlineAt)) {
+      // The leader ends the call at its deadline (earlier when it knows the next attempt comes too late);
+      // this timer only covers a leader that vanished first. An attempt in flight is abandoned.
+      call.timer = setTimeout(() => {
+        if (!end(untyped)) return
+        leaveCall(untyped)
+        sink.reject(new DeadlineError(`polite-fetch: deadline reached for ${job.label ?? job.scope}`, { request: job.label, attempts: call.attempts }))
+      }, Math.max(0, deadlineAt - now()))
+    }
+    submitTo(untyped)
+  }
+
+  return {
+    submit,
+    leaderChanged(scope, leader) {
+      for (const call of [...calls.values()]) if (call.scope === scope && call.submittedTo !== leader) recover(call)
+    },
+    onMessage,
+    closeAll() {
+      for (const call of [...calls.values()]) {
+        if (!end(call)) continue
+        call.running?.controller.abort(new ClosedError('polite-fetch: the limiter was closed'))
+        call.discardAll()
+        call.sink.reject(new ClosedError('polite-fetch: the limiter was closed', { request: call.job.label, attempts: call.attempts }))
+      }
+    },
+  }
+}

@@ -1,0 +1,62 @@
+// A follower's call whose lane another tab leads. The follower keeps the job (and so the
+// request, its body, every response and every transport error) and runs each attempt
+// itself when the leader grants it; the leader hears only what each response said and
+// answers with the call's end: "settle with attempt n" or a typed error.
+import type { AttemptOutcome, Job, Settlement } from '../client/limiter-types.js'
+
+/** What one attempt left in the follower: its response (outcome) or its transport error. */
+export interface AttemptResult<T> {
+  outcome: AttemptOutcome<T> | undefined
+  error: unknown
+}
+
+export class RemoteCall<T> {
+  readonly id: number
+  readonly job: Job<T>
+  readonly sink: Settlement<T>
+  /** The lane it was submitted to (job.scope may change later, when a route splits). */
+  readonly scope: string
+  readonly deadlineAt: number
+  /** Retries left. */
+  retryBudget: number
+  /** Attempts sent so far, under any leader. */
+  attempts = 0
+  /** The leader the call is submitted to; undefined while waiting for one. */
+  submittedTo: string | undefined = undefined
+  /** The attempt in flight, with the controller that aborts it. */
+  running: { attempt: number; controller: AbortController; grantedBy: string } | undefined = undefined
+  /** Answers of attempts the leader has not decided on yet (normally at most one). */
+  readonly results = new Map<number, AttemptResult<T>>()
+  done = false
+  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  onAbort: (() => void) | undefined = undefined
+
+  constructor(id: number, job: Job<T>, sink: Settlement<T>, deadlineAt: number, retryBudget: number) {
+    this.id = id
+    this.job = job
+    this.sink = sink
+    this.scope = job.scope
+    this.deadlineAt = deadlineAt
+    this.retryBudget = retryBudget
+  }
+
+  /** Ends the call (once): releases responses nobody will read, stops listening. */
+  finish(): boolean {
+    if (this.done) return false
+    this.done = true
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    if (this.onAbort) this.job.signal?.removeEventListener('abort', this.onAbort)
+    return true
+  }
+
+  /** Release the response of an attempt that will not be the answer. */
+  discard(attempt: number): void {
+    const result = this.results.get(attempt)
+    this.results.delete(attempt)
+    result?.outcome?.discard?.()
+  }
+
+  discardAll(): void {
+    for (const attempt of [...this.results.keys()]) this.discard(attempt)
+  }
+}
