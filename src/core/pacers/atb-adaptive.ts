@@ -36,6 +36,16 @@ const LOG_ENTRIES = 256
 const SEND_LOG_ENTRIES = 64
 /** Around a burst start the rate is searched by halving (as TCP halves its window on a loss). */
 const BURST_HALVING = 0.5
+/**
+ * A lane never admitted (a lone call meeting 429s, or one of many that all found the quota
+ * empty from their first attempt) searches for the quota's time scale as exponential backoff
+ * does: about a second first, then doubling, so F failures cost about 2^F seconds at any scale
+ * (×1/8 per 429 made a lone call's third try wait 2 minutes). A lane admitted before, still
+ * without two successes to measure, keeps the steeper cold back-off (coldBackoffFactor): its
+ * 429s say that others spend the quota it was getting.
+ */
+const NEVER_ADMITTED_RATE_FACTOR = 2
+const NEVER_ADMITTED_BACKOFF = 0.5
 
 /** The default ATB pacer, with the one input AATB gives it beyond the Pacer seam. */
 export interface AtbLanePacer extends Pacer {
@@ -272,7 +282,9 @@ class AtbPacer implements AtbLanePacer {
       } else {
         // Cold start: nothing to measure a share from. Pace like UB's first step (its
         // first retry waits U(0.1 s, 1 s)), not at a rate invented from one data point.
-        next = o.coldStartRatePerSecond
+        // A lane never admitted at all has no evidence that anyone else competes for the
+        // quota: its first spacing is UB's whole first step.
+        next = this.neverAdmitted() ? NEVER_ADMITTED_RATE_FACTOR * o.coldStartRatePerSecond : o.coldStartRatePerSecond
       }
       this.congestedSince = now
     } else if (this.slowStart) {
@@ -307,7 +319,7 @@ class AtbPacer implements AtbLanePacer {
       // (×1/8: the next retry about 16 s later) until successes give the lane something to
       // measure. In the simulator a UB-like halving cost a 100-client fleet twice the extra
       // 429s of this, and ×1/4 half again as many.
-      next = this.rate * o.coldBackoffFactor
+      next = this.rate * (this.neverAdmitted() ? NEVER_ADMITTED_BACKOFF : o.coldBackoffFactor)
     }
     this.rate = Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, next))
     this.shareEstimate = this.rate
@@ -330,6 +342,11 @@ class AtbPacer implements AtbLanePacer {
     }
     this.refilledAt = now
     this.echoesToIgnore = Math.max(0, this.inFlight)
+  }
+
+  /** Whether no attempt of this lane was ever admitted (in its log). */
+  private neverAdmitted(): boolean {
+    return this.outcomes().lastAdmittedAt() === undefined
   }
 
   /** Whether a Retry-After gate is closed at `now`. */

@@ -198,13 +198,32 @@ describe('atb (polite-fetch default)', () => {
       expect(pacer.retryDelayMs!(T0 + 20, 1, signal)).toBe(20)
     })
 
-    it('paces a bare first 429 like UB\'s first step (within two seconds), not at a rate read from nothing', () => {
+    it('paces a bare first 429 of a lane never admitted like UB\'s first step (within a second)', () => {
       const pacer = make() // random() = 0.5: the first paced send waits half a spacing
       pacer.onSend(T0, 1)
       pacer.onResult(T0 + 20, throttled)
-      expect(pacer.ratePerSecond).toBe(0.5)
-      expect(pacer.delayMs(T0 + 20, 1)).toBe(1000)
+      expect(pacer.ratePerSecond).toBe(1)
+      expect(pacer.delayMs(T0 + 20, 1)).toBe(500)
       expect(pacer.retryDelayMs!(T0 + 20, 1, throttled)).toBe(0)
+    })
+
+    it('doubles its spacing on every further 429 while never admitted, as exponential backoff does', () => {
+      const pacer = make()
+      let now = T0
+      const waits: number[] = []
+      for (let i = 0; i < 5; i++) {
+        pacer.onSend(now, 1)
+        pacer.onResult(now, throttled)
+        const wait = pacer.delayMs(now, 1)
+        waits.push(wait)
+        now += wait
+      }
+      expect(waits[0]).toBe(500) // half of the first 1 s spacing (random 0.5)
+      // 1, 2, 4, 8 s less the little the paced sends in between grew the rate, as any paced send does.
+      for (let i = 1; i < waits.length; i++) {
+        expect(waits[i]! / (1000 * 2 ** i)).toBeGreaterThan(0.7)
+        expect(waits[i]! / (1000 * 2 ** i)).toBeLessThanOrEqual(1)
+      }
     })
 
     it('does not read a rate from a single success either', () => {
@@ -216,9 +235,9 @@ describe('atb (polite-fetch default)', () => {
       expect(pacer.delayMs(T0 + 120, 1)).toBeLessThanOrEqual(2000)
     })
 
-    it('backs off steeply while nothing gets through, then measures once successes arrive', () => {
+    it('backs off steeply while nothing gets through after an admission, then measures once successes arrive', () => {
       const pacer = make()
-      let now = T0
+      let now = traffic(pacer, T0, 1, 0) // admitted once: its 429s say that others spend the quota
       const rates: number[] = []
       for (let i = 0; i < 3; i++) {
         now += pacer.delayMs(now, 1)
@@ -244,6 +263,7 @@ describe('atb (polite-fetch default)', () => {
 
     it('paces once a retry at the server\'s time failed too (others compete for it)', () => {
       const pacer = make()
+      traffic(pacer, T0 - 1000, 1, 0)
       pacer.onSend(T0, 1)
       pacer.onResult(T0 + 20, { ...throttled, retryAt: T0 + 1000 })
       pacer.onSend(T0 + 1000, 1)
