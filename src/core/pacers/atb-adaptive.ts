@@ -36,6 +36,8 @@ const LOG_ENTRIES = 256
 const SEND_LOG_ENTRIES = 64
 /** Around a burst start the rate is searched by halving (as TCP halves its window on a loss). */
 const BURST_HALVING = 0.5
+/** The window of the quota the options were measured on (the paper's: 100 per 75 s). */
+const MEASURED_WINDOW_MS = 75_000
 /**
  * A lane never admitted (a lone call meeting 429s, or one of many that all found the quota
  * empty from their first attempt) searches for the quota's time scale as exponential backoff
@@ -145,7 +147,7 @@ class AtbPacer implements AtbLanePacer {
   }
 
   private admitted(now: number, since: number): number {
-    return this.outcomes().admittedPerSecond(now, this.o.windowMs, since, this.o.minSpanMs, this.o.minSamples)
+    return this.outcomes().admittedPerSecond(now, this.scaled(this.o.windowMs), since, this.scaled(this.o.minSpanMs), this.o.minSamples)
   }
 
   /**
@@ -155,7 +157,7 @@ class AtbPacer implements AtbLanePacer {
    * waits tens of seconds for its retry.
    */
   private hasEvidence(now: number, since: number): boolean {
-    const span = Math.max(this.o.minSpanMs, now - since)
+    const span = Math.max(this.scaled(this.o.minSpanMs), now - since)
     return this.outcomes().counts(now, span).admitted >= this.o.minEvidence
   }
 
@@ -163,7 +165,7 @@ class AtbPacer implements AtbLanePacer {
   private ceiling(now: number): number {
     const o = this.o
     const admitted = this.admitted(now, this.createdAt)
-    return Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, o.rateMargin * Math.max(admitted, this.shareEstimate)))
+    return Math.min(o.maxRatePerSecond, Math.max(this.minRate(), o.rateMargin * Math.max(admitted, this.shareEstimate)))
   }
 
   /**
@@ -178,7 +180,7 @@ class AtbPacer implements AtbLanePacer {
     const sinceCutMs = now - this.lastCongestionAt
     const steady = this.steadyPlateau(now, sinceCutMs)
     const band = steady ? o.steadyPlateauBand : o.plateauBand
-    const plateauMs = steady ? o.steadyPlateauMs : this.lumpCut() ? Math.max(o.plateauMs, o.lumpPlateauMs) : o.plateauMs
+    const plateauMs = this.scaled(steady ? o.steadyPlateauMs : this.lumpCut() ? Math.max(o.plateauMs, o.lumpPlateauMs) : o.plateauMs)
     return sinceCutMs < plateauMs && Math.abs(this.rate - reference) < band * reference
   }
 
@@ -190,7 +192,7 @@ class AtbPacer implements AtbLanePacer {
    * empties it early: on a stepped bucket every busy lane met one 429 per step that way.
    */
   private lumpCut(): boolean {
-    return Number.isFinite(this.cutRetryAfterMs) && this.cutRetryAfterMs > this.o.steadyRetryAfterMs
+    return Number.isFinite(this.cutRetryAfterMs) && this.cutRetryAfterMs > this.scaled(this.o.steadyRetryAfterMs)
   }
 
   /**
@@ -204,7 +206,7 @@ class AtbPacer implements AtbLanePacer {
    */
   private steadyPlateau(now: number, sinceCutMs: number): boolean {
     const o = this.o
-    if (o.steadyPlateauMs <= o.plateauMs || sinceCutMs >= o.steadyPlateauMs) return false
+    if (o.steadyPlateauMs <= o.plateauMs || sinceCutMs >= this.scaled(o.steadyPlateauMs)) return false
     return this.steadyLane(now, o.steadySuccesses)
   }
 
@@ -215,9 +217,9 @@ class AtbPacer implements AtbLanePacer {
    */
   private steadyLane(now: number, successes: number): boolean {
     const o = this.o
-    if (!(this.cutRetryAfterMs <= o.steadyRetryAfterMs)) return false
+    if (!(this.cutRetryAfterMs <= this.scaled(o.steadyRetryAfterMs))) return false
     if (this.guidance !== undefined && hasLiveHint(this.guidance, now)) return false
-    return this.outcomes().counts(now, o.steadyWindowMs).admitted >= successes
+    return this.outcomes().counts(now, this.scaled(o.steadyWindowMs)).admitted >= successes
   }
 
   /**
@@ -231,18 +233,42 @@ class AtbPacer implements AtbLanePacer {
    */
   private growthRate(now: number): number {
     const o = this.o
-    if (this.onPlateau(now)) return o.growthPerSecond * o.plateauGrowthFactor
+    if (this.onPlateau(now)) return this.growthPerSecond() * o.plateauGrowthFactor
     if (o.steadyGrowthDoublingMs > 0 && o.steadyPlateauMs > o.plateauMs) {
-      const pastPlateauMs = now - this.lastCongestionAt - o.steadyPlateauMs
+      const pastPlateauMs = now - this.lastCongestionAt - this.scaled(o.steadyPlateauMs)
       if (pastPlateauMs > 0 && this.steadyLane(now, Math.max(o.steadySuccesses, o.steadyGrowthSuccesses))) {
-        return o.growthPerSecond * Math.min(o.steadyMaxGrowthFactor, 2 ** (pastPlateauMs / o.steadyGrowthDoublingMs))
+        return this.growthPerSecond() * Math.min(o.steadyMaxGrowthFactor, 2 ** (pastPlateauMs / this.scaled(o.steadyGrowthDoublingMs)))
       }
     }
-    return o.growthPerSecond
+    return this.growthPerSecond()
+  }
+
+  /**
+   * The lane's time scale: the window its quota announced (RateLimit-Policy) over the 75 s window
+   * of the paper's quota (100 per 75 s), at which every duration and rate of the options was
+   * measured; 1 while no window is known (status-only and Retry-After, whose scale the lane
+   * cannot read: the open problem of docs/algorithms.md, "Scale").
+   */
+  private scale(): number {
+    const windowMs = this.guidance?.windowMs
+    return windowMs === undefined ? 1 : windowMs / MEASURED_WINDOW_MS
+  }
+
+  /** A duration of the options, on the lane's time scale. */
+  private scaled(ms: number): number {
+    return ms * this.scale()
+  }
+
+  private growthPerSecond(): number {
+    return this.o.growthPerSecond / this.scale()
+  }
+
+  private minRate(): number {
+    return this.o.minRatePerSecond / this.scale()
   }
 
   private calm(now: number): boolean {
-    return this.congested && now - this.lastCongestionAt >= this.o.calmAfterMs
+    return this.congested && now - this.lastCongestionAt >= this.scaled(this.o.calmAfterMs)
   }
 
   private becomeCalm(): void {
@@ -275,7 +301,7 @@ class AtbPacer implements AtbLanePacer {
         this.slowStartStepAt = now
       } else if (measured) {
         // Start from what got through, and at most a fraction of what was sent.
-        const spanMs = Math.max(o.minSpanMs, Math.min(o.windowMs, now - this.createdAt))
+        const spanMs = Math.max(this.scaled(o.minSpanMs), Math.min(this.scaled(o.windowMs), now - this.createdAt))
         const sent = this.outcomes().counts(now, spanMs)
         const attempted = (sent.admitted + sent.rejected) / (spanMs / 1000)
         next = Math.min(o.fallbackFactor * this.admitted(now, since), o.firstCutFactor * attempted)
@@ -299,7 +325,7 @@ class AtbPacer implements AtbLanePacer {
         // The burst's capacity is not refilled yet: halve, and keep starting slowly.
         next = this.rate * BURST_HALVING
       }
-    } else if (measured && now - this.slowStartEndedAt < o.minSpanMs) {
+    } else if (measured && now - this.slowStartEndedAt < this.scaled(o.minSpanMs)) {
       // Just out of slow start: the admitted rate is averaged over a span mostly spent on the
       // ramp, far below the rate found. Halve towards it instead.
       next = Math.max(this.rate * BURST_HALVING, o.fallbackFactor * this.admitted(now, since))
@@ -321,7 +347,7 @@ class AtbPacer implements AtbLanePacer {
       // 429s of this, and ×1/4 half again as many.
       next = this.rate * (this.neverAdmitted() ? NEVER_ADMITTED_BACKOFF : o.coldBackoffFactor)
     }
-    this.rate = Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, next))
+    this.rate = Math.min(o.maxRatePerSecond, Math.max(this.minRate(), next))
     this.shareEstimate = this.rate
     this.congested = true
     this.lastCongestionAt = now
@@ -443,10 +469,10 @@ class AtbPacer implements AtbLanePacer {
       // spacings later mostly buys another 429. Such a lane spaces its retries harder, in
       // proportion to the 429s it met lately (a lane that meets one now and then, as on a
       // continuously refilled quota, keeps the plain backoff).
-      const rejected = this.outcomes().counts(now, o.dryLaneWindowMs).rejected
+      const rejected = this.outcomes().counts(now, this.scaled(o.dryLaneWindowMs)).rejected
       const dryFactor = Math.min(o.dryLaneMaxBackoffFactor, Math.max(1, rejected / o.dryLaneThrottles))
       const factor = o.retryBackoffFactor * dryFactor
-      delay = Math.min(o.maxRetryBackoffMs, (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
+      delay = Math.min(this.scaled(o.maxRetryBackoffMs), (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
     }
     if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {
       delay = Math.max(delay, Math.min(signal.retryAt - now, MAX_GUIDANCE_AHEAD_MS))

@@ -37,6 +37,8 @@ export interface QuotaGuidance {
   farResetAt?: number
   /** The announced policy's window (ms); undefined when none. */
   windowMs?: number
+  /** The announced policy's quota (units per window); undefined when none. */
+  quota?: number
 }
 
 export function emptyGuidance(): QuotaGuidance {
@@ -44,8 +46,28 @@ export function emptyGuidance(): QuotaGuidance {
 }
 
 /**
- * The fleet's spending is averaged over the hints of about this long; a slow lane (one send
- * a minute) reads it between its last two hints, however far apart, up to MAX_SAMPLE_AGE_MS.
+ * Every duration of the quota pacing is a fraction of the window the server announced
+ * (RateLimit-Policy `w`), written below as its value at the window the rules were measured at:
+ * 100 units per 75 s, the paper's bucket of 100 refilling 80 per minute. A quota of 3 per second
+ * is then read over 0.4 s and one of 80 per hour over 45 minutes, as the paper's is over 30 s:
+ * the same rules at every scale (the scale grid, `simulate --scale`).
+ */
+const MEASURED_WINDOW_MS = 75_000
+/** A duration measured at MEASURED_WINDOW_MS, on the window the lane's quota announced. */
+function onWindow(guidance: QuotaGuidance, measuredMs: number): number {
+  const windowMs = guidance.windowMs
+  return windowMs === undefined ? measuredMs : (measuredMs * windowMs) / MEASURED_WINDOW_MS
+}
+/** A unit count measured on the 100-unit quota, on the quota the lane's policy announced. */
+function onQuota(guidance: QuotaGuidance, measuredUnits: number): number {
+  const quota = guidance.quota
+  return quota === undefined ? measuredUnits : (measuredUnits * quota) / MEASURED_QUOTA_UNITS
+}
+const MEASURED_QUOTA_UNITS = 100
+/**
+ * The fleet's spending is averaged over the hints of about this long (0.4 windows); a slow lane
+ * (one send a minute) reads it between its last two hints, however far apart, up to
+ * MAX_SAMPLE_AGE_MS (4 windows).
  */
 const SAMPLE_WINDOW_MS = 30_000
 const MAX_SAMPLE_AGE_MS = 300_000
@@ -113,6 +135,7 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     const policy = quotaHintOf(signal)
     guidance.quotaPerSecond = policy ? (policy.quota / policy.windowMs) * 1000 : undefined
     guidance.windowMs = policy?.windowMs
+    guidance.quota = policy?.quota
     if (policy && guidance.resetAt !== undefined) {
       // Whole-second resets and whole-unit counts: allow a second's refill and a unit of slack.
       const perSecond = guidance.quotaPerSecond as number
@@ -143,7 +166,7 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     }
     const samples = guidance.samples
     samples.push([now, remaining, guidance.sentTotal])
-    while (samples.length > MAX_SAMPLES || (samples.length > 1 && (samples[1] as [number, number, number])[0] <= now - SAMPLE_WINDOW_MS)) {
+    while (samples.length > MAX_SAMPLES || (samples.length > 1 && (samples[1] as [number, number, number])[0] <= now - onWindow(guidance, SAMPLE_WINDOW_MS))) {
       samples.shift()
     }
   }
@@ -234,7 +257,7 @@ export function shareDelayMs(
     left = Math.max(0, (guidance.remaining as number) + (refill - othersPerSecond) * ageS) - guidance.sentSinceHint
   }
   let ownPerSecond: number
-  const reserve = guidance.sliding ? SLIDING_RESERVE_UNITS : RESERVE_UNITS
+  const reserve = onQuota(guidance, guidance.sliding ? SLIDING_RESERVE_UNITS : RESERVE_UNITS)
   const target = rate + ((left - reserve) * 1000) / spendHorizonMs(guidance, now, left > reserve)
   if (fleet === undefined) {
     // No reading yet: only the reserve is protected, at the quota's own rate.
@@ -248,10 +271,10 @@ export function shareDelayMs(
   // to read the quota again. When even the aged hint says nothing is left, it comes back
   // later: with 100 lanes sharing 80/min a fair turn is 75 s, and probing every 60 s was
   // the main source of 429s of a 100-client fleet.
-  let capMs = guidance.sliding
+  let capMs = onWindow(guidance, guidance.sliding
     ? left < cost ? MAX_EMPTY_SLIDING_SPACING_MS : MAX_SLIDING_SPACING_MS
-    : left < cost ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS
-  if (fleetShare !== undefined && guidance.continuous && target > 0) capMs = Math.min(capMs, fleetTurnMs(cost, target, fleetShare))
+    : left < cost ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS)
+  if (fleetShare !== undefined && guidance.continuous && target > 0) capMs = Math.min(capMs, fleetTurnMs(guidance, cost, target, fleetShare))
   if (lastSendAt === undefined) return 0
   const spacingMs = ownPerSecond > 0 ? Math.min(capMs, (cost / ownPerSecond) * 1000) : capMs
   return Math.max(0, lastSendAt + spacingMs - now)
@@ -271,8 +294,8 @@ export function shareDelayMs(
  * the floor: 0 → 1.2–1.3 429s a run and 1.02 → 1.07 × the oracle's time; on a sliding-window
  * counter 0 → 9–22 429s).
  */
-function fleetTurnMs(cost: number, target: number, fleetShare: number): number {
-  return Math.max(MIN_FLEET_TURN_MS, (Math.max(cost, 1) * 1000) / (target * fleetShare))
+function fleetTurnMs(guidance: QuotaGuidance, cost: number, target: number, fleetShare: number): number {
+  return Math.max(onWindow(guidance, MIN_FLEET_TURN_MS), (Math.max(cost, 1) * 1000) / (target * fleetShare))
 }
 const MIN_FLEET_TURN_MS = 10_000
 
@@ -287,12 +310,12 @@ const MIN_FLEET_TURN_MS = 10_000
  */
 function spendHorizonMs(guidance: QuotaGuidance, now: number, above: boolean): number {
   const windowMs = guidance.windowMs
-  if (!guidance.sliding) return SPEND_HORIZON_MS
-  if (!above) return SLIDING_RECOVER_HORIZON_MS
-  if (guidance.farResetAt === undefined || windowMs === undefined) return SPEND_HORIZON_MS
+  if (!guidance.sliding) return onWindow(guidance, SPEND_HORIZON_MS)
+  if (!above) return onWindow(guidance, SLIDING_RECOVER_HORIZON_MS)
+  if (guidance.farResetAt === undefined || windowMs === undefined) return onWindow(guidance, SPEND_HORIZON_MS)
   let endAt = guidance.farResetAt - windowMs
   if (endAt <= now) endAt += Math.ceil((now - endAt) / windowMs) * windowMs
-  return Math.min(SPEND_HORIZON_MS, Math.max(MIN_SLIDING_HORIZON_MS, endAt - now))
+  return Math.min(onWindow(guidance, SPEND_HORIZON_MS), Math.max(onWindow(guidance, MIN_SLIDING_HORIZON_MS), endAt - now))
 }
 /**
  * Measured (sliding-window counter, RateLimit headers, 30 seeds): a floor of 5 s instead of 10 s
@@ -323,7 +346,7 @@ function fleetSpending(guidance: QuotaGuidance, now: number): { perSecond: numbe
   if (newest === undefined) return undefined
   // Samples are pruned to the window plus the one just before it: the oldest is the widest span.
   const oldest = samples[0] as [number, number, number]
-  if (newest[0] - oldest[0] < MIN_SAMPLE_SPAN_MS || oldest[0] < now - MAX_SAMPLE_AGE_MS) return undefined
+  if (newest[0] - oldest[0] < onWindow(guidance, MIN_SAMPLE_SPAN_MS) || oldest[0] < now - onWindow(guidance, MAX_SAMPLE_AGE_MS)) return undefined
   const spanS = (newest[0] - oldest[0]) / 1000
   const own = newest[2] - oldest[2]
   // A continuous quota refilled Q·Δt meanwhile. A stepped one refilled nothing unless the
