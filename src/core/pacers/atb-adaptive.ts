@@ -22,6 +22,7 @@ import {
   hasLiveHint,
   MAX_GUIDANCE_AHEAD_MS,
   noteSent,
+  resetPaceDelayMs,
   spreadDelayMs,
   type QuotaGuidance,
 } from './atb-quota.js'
@@ -388,7 +389,9 @@ class AtbPacer implements AtbLanePacer {
     if (guidance !== undefined) {
       const gate = o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
       if (gate > 0) return Math.ceil(gate)
-      if (hasLiveHint(guidance, now)) spread = spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
+      spread = hasLiveHint(guidance, now)
+        ? spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
+        : resetPaceDelayMs(guidance, now, units, this.lastSendAt)
     }
     if (!this.congested || this.calm(now)) return Math.ceil(spread)
     const need = Math.min(units, o.burstUnits)
@@ -429,9 +432,9 @@ class AtbPacer implements AtbLanePacer {
   onResult(now: number, signal: Signal): void {
     this.inFlight = Math.max(0, this.inFlight - 1)
     if (this.o.honourRetryAfter) {
-      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal)
+      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal, this.inFlight)
     } else if (signal.remaining !== undefined) {
-      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined })
+      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined }, this.inFlight)
     }
     if (signal.kind === 'ok') {
       this.outcomes().add(now, true)

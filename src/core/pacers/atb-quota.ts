@@ -93,6 +93,8 @@ const SPEND_HORIZON_MS = 30_000
  * the oracle's time, 3 brings back 429s (real-trace-800: 43 against 13 allowed).
  */
 const SLIDING_RESERVE_UNITS = 6
+/** Resets come in whole seconds (RateLimit `t`, Retry-After): an exemption, the header's resolution. */
+const RESET_RESOLUTION_S = 1
 /** Whole-second resets, read at whole-ms times: two of them a window apart differ by it ± this. */
 const RESET_STEP_SLACK_MS = 1_500
 
@@ -121,8 +123,13 @@ function plausibleFuture(at: number | undefined, now: number): at is number {
   return at !== undefined && Number.isFinite(at) && at > now && at - now <= MAX_GUIDANCE_AHEAD_MS
 }
 
-/** Take in what a response said. Malformed or implausible values are ignored. */
-export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Signal): void {
+/**
+ * Take in what a response said. Malformed or implausible values are ignored.
+ * `unitsInFlight` are the lane's other attempts still unanswered: the count may have been taken
+ * before they arrived, so they stay counted against it (a lane that sends its next call while
+ * the previous answer is on its way must not spend the same unit twice).
+ */
+export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Signal, unitsInFlight = 0): void {
   if (plausibleFuture(signal.retryAt, now)) guidance.retryAt = Math.max(guidance.retryAt, signal.retryAt)
   const { remaining, resetAt } = signal
   if (remaining !== undefined && Number.isFinite(remaining) && remaining >= 0) {
@@ -131,7 +138,7 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     // inert (hasLiveHint is false) until a response brings a reset.
     guidance.resetAt = plausibleFuture(resetAt, now) ? resetAt : undefined
     guidance.hintAt = now
-    guidance.sentSinceHint = 0
+    guidance.sentSinceHint = Math.max(0, unitsInFlight)
     const policy = quotaHintOf(signal)
     guidance.quotaPerSecond = policy ? (policy.quota / policy.windowMs) * 1000 : undefined
     guidance.windowMs = policy?.windowMs
@@ -160,7 +167,9 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
         if (previous !== undefined && Math.abs(guidance.resetAt - previous - policy.windowMs) <= RESET_STEP_SLACK_MS) guidance.sliding = true
         guidance.farResetAt = guidance.resetAt
       }
-      guidance.continuous = guidance.sliding || Math.abs(resetS - refillS) <= 1 + 1 / perSecond
+      // A reset within one second (the header's resolution) says nothing about the refill: a
+      // 3-per-second bucket and a 1 s window both announce 1 s. The lane keeps what it knew.
+      if (resetS > RESET_RESOLUTION_S || guidance.sliding) guidance.continuous = guidance.sliding || Math.abs(resetS - refillS) <= RESET_RESOLUTION_S + 1 / perSecond
     } else {
       guidance.continuous = false
     }
@@ -202,6 +211,23 @@ export function gateDelayMs(guidance: QuotaGuidance, now: number, cost: number):
     }
   }
   return Math.max(0, until - now)
+}
+
+/**
+ * No herd at a reset. A hint runs out at its reset, and the lane, whose queued calls waited for
+ * it, learns what the reset brought only from the answers to what it sends next. Until one comes
+ * back, within the window the reset opened, it spends at the announced rate (quota ÷ window:
+ * every lane keeping to it spends no more than the window holds), never its whole backlog at
+ * once: a queue of 9 released into a window of 3 is 6 429s (the issue's ky burst: 18 429s for
+ * 12 calls, 9 of them at the resets). A fresh hint takes over as soon as an answer brings one.
+ */
+export function resetPaceDelayMs(guidance: QuotaGuidance, now: number, cost: number, lastSendAt: number | undefined): number {
+  const perSecond = guidance.quotaPerSecond
+  const resetAt = guidance.resetAt
+  const windowMs = guidance.windowMs
+  if (perSecond === undefined || resetAt === undefined || windowMs === undefined || lastSendAt === undefined) return 0
+  if (resetAt > now || now >= resetAt + windowMs) return 0
+  return Math.max(0, lastSendAt + (Math.max(cost, 1) / perSecond) * 1000 - now)
 }
 
 /**

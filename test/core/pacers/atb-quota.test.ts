@@ -5,6 +5,7 @@ import { atb } from '../../../src/core/pacers/atb.js'
 import { createAtbPacer } from '../../../src/core/pacers/atb-adaptive.js'
 import { resolveAtbOptions } from '../../../src/core/pacers/atb-options.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
+import { answered } from './pacer-traffic.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const T0 = 1_700_000_000_000
@@ -85,7 +86,7 @@ describe('atb on a sliding-window counter (RateLimit headers)', () => {
   function slidingLane(): Pacer {
     const pacer = make()
     pacer.onResult(T0, { ...ok, remaining: 60, resetAt: T0 + 130_000, ...policy })
-    for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+    for (let i = 1; i <= 5; i++) answered(pacer, T0 + 2000 * i) // each answered without a hint
     pacer.onResult(T0 + 10_000, { ...ok, remaining: 40, resetAt: T0 + 130_000, ...policy })
     return pacer
   }
@@ -143,7 +144,7 @@ describe('atb spending horizon on a sliding window', () => {
     const resetAt = T0 + 10_000 + endInMs + 75_000
     const pacer = make()
     pacer.onResult(T0, { ...ok, remaining: 60, resetAt, ...policy })
-    for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+    for (let i = 1; i <= 5; i++) answered(pacer, T0 + 2000 * i) // each answered without a hint
     pacer.onResult(T0 + 10_000, { ...ok, remaining: second, resetAt, ...policy })
     return pacer
   }

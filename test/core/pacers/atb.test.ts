@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { atb, paperAtb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
-import { cutLane as cutLaneAt, sendUntilRate, traffic } from './pacer-traffic.js'
+import { answered, cutLane as cutLaneAt, sendUntilRate, traffic } from './pacer-traffic.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
@@ -101,7 +101,7 @@ describe('atb (polite-fetch default)', () => {
     function sharedLane(lastRemaining: number): Pacer {
       const pacer = make()
       pacer.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 37_500, ...policy })
-      for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+      for (let i = 1; i <= 5; i++) answered(pacer, T0 + 2000 * i) // each answered without a hint
       // A continuous bucket: its reset is the time to refill what is missing at 4/3 a second.
       pacer.onResult(T0 + 10_000, { ...ok, remaining: lastRemaining, resetAt: T0 + 10_000 + (100 - lastRemaining) * 750, ...policy })
       return pacer
@@ -136,7 +136,7 @@ describe('atb (polite-fetch default)', () => {
       // the missing units need at 4/3 a second): 30 units in 10 s is all the fleet spent.
       const pacer = make()
       pacer.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 60_000, ...policy })
-      for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+      for (let i = 1; i <= 5; i++) answered(pacer, T0 + 2000 * i) // each answered without a hint
       pacer.onResult(T0 + 10_000, { ...ok, remaining: 20, resetAt: T0 + 60_000, ...policy })
       // F = 3/s; target 1.6/s: 0.5 · 1.6 / 3 = 0.267/s, one send every 3.75 s.
       expect(pacer.delayMs(T0 + 10_000, 1)).toBe(3750)
