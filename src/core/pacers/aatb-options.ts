@@ -1,4 +1,5 @@
 // Options of the default AATB, with their defaults in one place.
+import { checkKnownOptions, optionError } from './option-error.js'
 import type { AtbOptions } from './atb-options.js'
 
 export interface AatbOptions {
@@ -67,13 +68,20 @@ export const AATB_DEFAULTS: ResolvedAatbOptions = {
   shareMargin: 0.97,
 }
 
-/** Merge options over the defaults; values that make no sense fall back to the default. */
+/**
+ * Merge options over the defaults. An unknown option or a value that is not a finite number ≥ 0
+ * throws a TypeError naming the option; the inner `atb` options are checked by `atb`'s rules.
+ */
 export function resolveAatbOptions(options: AatbOptions = {}): ResolvedAatbOptions {
   const o: ResolvedAatbOptions = { ...AATB_DEFAULTS, atb: options.atb ?? {} }
+  checkKnownOptions('aatb', options, Object.keys(AATB_DEFAULTS))
+  if (options.atb !== undefined && (options.atb === null || typeof options.atb !== 'object')) throw optionError('aatb', 'atb', 'an object of atb options', options.atb)
   for (const key of Object.keys(AATB_DEFAULTS) as (keyof AatbOptions)[]) {
     if (key === 'atb') continue
     const value = options[key]
-    if (typeof value === 'number' && value >= 0 && !Number.isNaN(value)) o[key] = value
+    if (value === undefined) continue
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw optionError('aatb', key, 'a finite number ≥ 0', value)
+    o[key] = value
   }
   if (o.maxConfirmedPauseMs < o.maxAggregatePauseMs) o.maxConfirmedPauseMs = o.maxAggregatePauseMs
   return o

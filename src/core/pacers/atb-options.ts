@@ -1,4 +1,5 @@
 // Options of the default ATB, with their defaults in one place.
+import { checkKnownOptions, optionError } from './option-error.js'
 
 export interface AtbOptions {
   /** Window over which the admitted (successful) rate is measured. Default 60 000 ms. */
@@ -156,51 +157,49 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   honourRetryAfter: true,
 }
 
-/** Merge options over the defaults; values that make no sense fall back to the default. */
+/** Options that may be 0 (a feature switched off, or no minimum); the others must be above 0. */
+const ZERO_ALLOWED = new Set<keyof AtbOptions>([
+  'minSpanMs',
+  'minSamples',
+  'growthPerSecond',
+  'plateauBand',
+  'plateauGrowthFactor',
+  'plateauMs',
+  'steadyPlateauMs',
+  'steadyPlateauBand',
+  'steadyRetryAfterMs',
+  'steadySuccesses',
+  'steadyGrowthDoublingMs',
+  'steadyGrowthSuccesses',
+  'lumpPlateauMs',
+  'retryBackoffFactor',
+  'maxRetryBackoffMs',
+  'minEvidence',
+])
+const BOOLEAN_OPTIONS = new Set<keyof AtbOptions>(['honourRetryAfter', 'jitterFirstCut'])
+
+/**
+ * Merge options over the defaults. An unknown option, or a value that makes no sense (not a
+ * number, NaN, negative, 0 where 0 means nothing, a rate ceiling below the floor), throws a
+ * TypeError naming the option, as `createClient` does for its own.
+ */
 export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions {
   const o: ResolvedAtbOptions = { ...ATB_DEFAULTS }
-  const positive = (key: Exclude<keyof AtbOptions, 'honourRetryAfter' | 'jitterFirstCut'>, allowZero = false): void => {
-    const value = options[key]
-    if (typeof value === 'number' && !Number.isNaN(value) && (value > 0 || (allowZero && value === 0))) o[key] = value
+  checkKnownOptions('atb', options, Object.keys(ATB_DEFAULTS))
+  const target = o as unknown as Record<string, number | boolean>
+  for (const [key, value] of Object.entries(options) as Array<[keyof AtbOptions, unknown]>) {
+    if (value === undefined) continue
+    if (BOOLEAN_OPTIONS.has(key)) {
+      if (typeof value !== 'boolean') throw optionError('atb', key, 'a boolean', value)
+    } else {
+      const zero = ZERO_ALLOWED.has(key)
+      const finite = key === 'maxRatePerSecond' ? !Number.isNaN(value) : Number.isFinite(value)
+      if (typeof value !== 'number' || !finite || value < 0 || (value === 0 && !zero)) {
+        throw optionError('atb', key, zero ? 'a finite number ≥ 0' : 'a number > 0', value)
+      }
+    }
+    target[key] = value as number | boolean
   }
-  positive('windowMs')
-  positive('minSpanMs', true)
-  positive('minSamples', true)
-  positive('rateMargin')
-  positive('growthPerSecond', true)
-  positive('fallbackFactor')
-  positive('maxCutFactor')
-  positive('firstCutFactor')
-  positive('plateauBand', true)
-  positive('plateauGrowthFactor', true)
-  positive('plateauMs', true)
-  positive('steadyPlateauMs', true)
-  positive('steadyPlateauBand', true)
-  positive('steadyRetryAfterMs', true)
-  positive('steadySuccesses', true)
-  positive('steadyWindowMs')
-  positive('steadyProbeCutFactor')
-  positive('steadyGrowthDoublingMs', true)
-  positive('steadyMaxGrowthFactor')
-  positive('steadyGrowthSuccesses', true)
-  positive('lumpPlateauMs', true)
-  positive('retryBackoffFactor', true)
-  positive('maxRetryBackoffMs', true)
-  positive('dryLaneThrottles')
-  positive('dryLaneWindowMs')
-  positive('dryLaneMaxBackoffFactor')
-  positive('minEvidence', true)
-  positive('coldStartRatePerSecond')
-  positive('coldBackoffFactor')
-  positive('burstStartGrowth')
-  positive('minRatePerSecond')
-  positive('maxRatePerSecond')
-  positive('burstUnits')
-  positive('usingRateSlack')
-  positive('paceWindowMs')
-  positive('calmAfterMs')
-  if (typeof options.honourRetryAfter === 'boolean') o.honourRetryAfter = options.honourRetryAfter
-  if (typeof options.jitterFirstCut === 'boolean') o.jitterFirstCut = options.jitterFirstCut
-  if (o.maxRatePerSecond < o.minRatePerSecond) o.maxRatePerSecond = o.minRatePerSecond
+  if (o.maxRatePerSecond < o.minRatePerSecond) throw optionError('atb', 'maxRatePerSecond', `at least minRatePerSecond (${o.minRatePerSecond})`, o.maxRatePerSecond)
   return o
 }
