@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { CLIENT_MODELS, isClientModel, type ClientModel } from '../sim/client-model.js'
-import { GRID_NAMES, PAPER_QUOTA, namedGrid, normalizeSpec, type GridName, type GridSpec } from '../sim/grid-spec.js'
+import { GRID_NAMES, PAPER_QUOTA, namedGrid, normalizeSpec, specScales, type GridName, type GridSpec } from '../sim/grid-spec.js'
 import { stringifyGrid, type GridJson } from '../sim/grid-json.js'
 import { progressBar } from '../sim/report/progress-bar.js'
 import { renderMarkdown } from '../sim/report/markdown-report.js'
@@ -36,6 +36,9 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
   --server LIST                comma list (${SERVER_KINDS.join(', ')})
   --feedback LIST              comma list (${FEEDBACK_MODES.join(', ')}), or all
   --client-model LIST          paper, concurrent, or all (default paper)
+  --scale LIST                 comma list of time scales k (default 1): the quota refills k× slower and
+                               arrivals, their window, the start stagger, the stepped interval and the
+                               run's virtual-time limit are k× longer (k = 60: the paper's 80/min as 80/h)
   --rtt MS                     round trip per attempt (default 20)
   --workers N                  worker threads (default 2; 1 = in-process)
   --json FILE                  write rows as JSON (byte-identical for the same grid and seeds)
@@ -80,7 +83,7 @@ export async function run(argv: string[]): Promise<number> {
     throw error
   }
   const workers = values.workers === undefined ? undefined : positiveInt(values.workers, '--workers')
-  const runs = spec.scenarios.length * spec.servers.length * spec.clientModels.length * spec.strategies.length * spec.feedbacks.length * spec.seeds
+  const runs = spec.scenarios.length * specScales(spec).length * spec.servers.length * spec.clientModels.length * spec.strategies.length * spec.feedbacks.length * spec.seeds
   const started = performance.now()
   const result = await runGrid(spec, {
     ...(workers === undefined ? {} : { workers }),
@@ -128,6 +131,7 @@ function parse(argv: string[]) {
       feedback: { type: 'string' },
       'client-model': { type: 'string' },
       rtt: { type: 'string' },
+      scale: { type: 'string' },
       workers: { type: 'string' },
       json: { type: 'string' },
       markdown: { type: 'string' },
@@ -163,6 +167,14 @@ function buildSpec(values: Values): GridSpec {
     if (!(rtt >= 0) || !Number.isFinite(rtt)) throw new UsageError('--rtt must be a non-negative number of ms')
     spec = { ...spec, rttMs: rtt }
   }
+  const scales = list(values.scale)
+  if (scales) {
+    const ks = scales.map((v) => {
+      const k = Number(v)
+      return Number.isFinite(k) && k > 0 ? k : fail(`--scale takes positive numbers, got '${v}'`)
+    })
+    spec = { ...spec, scales: ks }
+  }
   const scenarios = list(values.scenario)
   if (scenarios) {
     const chosen: Scenario[] = scenarios.includes('all')
@@ -193,9 +205,9 @@ function buildSpec(values: Values): GridSpec {
   return normalizeSpec(spec)
 }
 
-/** Rows of earlier JSON files that this grid does not have (same scenario, server, client model, strategy, feedback). */
+/** Rows of earlier JSON files that this grid does not have (same scenario, scale, server, client model, strategy, feedback). */
 async function withIncluded(rows: SimRow[], files: string[]): Promise<SimRow[]> {
-  const key = (r: SimRow) => `${r.scenario}|${r.server}|${r.clientModel}|${r.strategy}|${r.feedback}`
+  const key = (r: SimRow) => `${r.scenario}|${r.scale ?? 1}|${r.server}|${r.clientModel}|${r.strategy}|${r.feedback}`
   const seen = new Set(rows.map(key))
   const merged = [...rows]
   for (const file of files) {
@@ -218,7 +230,7 @@ async function writeText(file: string, text: string): Promise<void> {
   await writeFile(file, text)
 }
 
-/** Scatter charts per server for the largest scenario; timelines of UB and atb on one run. */
+/** Scatter charts per server for the largest scenario at k = 1; timelines of UB and atb on one run. */
 async function writeCharts(dir: string, spec: GridSpec, rows: readonly SimRow[]): Promise<Array<{ file: string; caption: string }>> {
   await mkdir(dir, { recursive: true })
   const files: Array<{ file: string; caption: string }> = []
@@ -226,7 +238,7 @@ async function writeCharts(dir: string, spec: GridSpec, rows: readonly SimRow[])
   const feedback: Feedback = spec.feedbacks.includes('status-only') ? 'status-only' : spec.feedbacks[0]!
   const clientModel = spec.clientModels[0]!
   for (const server of [...new Set(rows.map((r) => r.server))]) {
-    const group = rows.filter((r) => r.scenario === scenario.name && r.server === server && r.feedback === feedback && r.clientModel === clientModel)
+    const group = rows.filter((r) => (r.scale ?? 1) === 1 && r.scenario === scenario.name && r.server === server && r.feedback === feedback && r.clientModel === clientModel)
     if (group.length === 0) continue
     const file = join(dir, `scatter-${scenario.name}-${server}-${feedback}.svg`)
     const caption = `429s vs completion time, ${scenario.name}, ${server}, ${feedback} (means over ${spec.seeds} seeds)`
@@ -262,15 +274,16 @@ async function writeCharts(dir: string, spec: GridSpec, rows: readonly SimRow[])
 }
 
 function summaryTable(rows: readonly SimRow[]): string {
-  const header = ['scenario', 'server', 'feedback', 'client', 'strategy', '429s', '±', 'Δ429', 'time s', 'Δtime', 'oracle×']
+  const header = ['scenario', 'k', 'server', 'feedback', 'client', 'strategy', '429s', '±', 'Δ429', 'time s', 'Δtime', 'oracle×', 'incomplete']
   const lines = rows.map((r) => [
-    r.scenario, r.server, r.feedback, r.clientModel, r.strategy,
+    r.scenario, String(r.scale), r.server, r.feedback, r.clientModel, r.strategy,
     r.throttledMean.toFixed(1), r.throttledCi95.toFixed(1),
     r.throttledVsUbPct === null ? '—' : `${r.throttledVsUbPct.toFixed(1)}%`,
     (r.completionMsMean / 1000).toFixed(1), `${r.completionVsUbPct.toFixed(1)}%`, r.oracleRatio.toFixed(3),
+    r.incompleteRuns > 0 ? `${r.incompleteRuns} cut off` : '',
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
-  const row = (cells: string[]) => cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  const row = (cells: string[]) => cells.map((c, i) => (i < 6 || i === header.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   return `${[row(header), ...lines.map(row)].join('\n')}\n`
 }
 

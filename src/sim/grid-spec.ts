@@ -1,4 +1,4 @@
-// A grid: scenarios × servers × client models × strategies × feedback modes × seeds.
+// A grid: scenarios × scales × servers × client models × strategies × feedback modes × seeds.
 // Plain JSON so it can be posted to worker threads as it is.
 import { CLIENT_MODELS, type ClientModel } from './client-model.js'
 import { PAPER_SCENARIOS, scenarioByName, type Scenario } from './scenarios.js'
@@ -16,7 +16,10 @@ export interface GridSpec {
   seeds: number
   firstSeed: number
   rttMs: number
+  /** The quota at k = 1; each scale k runs it k times slower (see scale-run.ts). */
   quota: QuotaConfig
+  /** Time scales k (default [1]): quota rate ÷ k, every workload and harness time × k. */
+  scales?: number[]
 }
 
 /** The reference every row is compared with (the paper's UB). */
@@ -75,12 +78,20 @@ export function normalizeSpec(spec: GridSpec): GridSpec {
     feedbacks: unique(spec.feedbacks),
     servers: unique(spec.servers),
     clientModels: unique(spec.clientModels.length > 0 ? spec.clientModels : [...CLIENT_MODELS]),
+    scales: unique(spec.scales && spec.scales.length > 0 ? spec.scales : [1]),
   }
 }
 
-/** One unit of work: every strategy × feedback on one (scenario, server, client model, seed). */
+/** The spec's scales, [1] when it names none. */
+export function specScales(spec: GridSpec): number[] {
+  return spec.scales && spec.scales.length > 0 ? spec.scales : [1]
+}
+
+/** One unit of work: every strategy × feedback on one (scenario, scale, server, client model, seed). */
 export interface GridTask {
   scenario: number
+  /** The time scale k itself (not an index). */
+  scale: number
   server: number
   clientModel: number
   seed: number
@@ -89,9 +100,11 @@ export interface GridTask {
 export function gridTasks(spec: GridSpec): GridTask[] {
   const tasks: GridTask[] = []
   for (let scenario = 0; scenario < spec.scenarios.length; scenario++) {
-    for (let server = 0; server < spec.servers.length; server++) {
-      for (let clientModel = 0; clientModel < spec.clientModels.length; clientModel++) {
-        for (let s = 0; s < spec.seeds; s++) tasks.push({ scenario, server, clientModel, seed: spec.firstSeed + s })
+    for (const scale of specScales(spec)) {
+      for (let server = 0; server < spec.servers.length; server++) {
+        for (let clientModel = 0; clientModel < spec.clientModels.length; clientModel++) {
+          for (let s = 0; s < spec.seeds; s++) tasks.push({ scenario, scale, server, clientModel, seed: spec.firstSeed + s })
+        }
       }
     }
   }

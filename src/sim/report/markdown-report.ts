@@ -21,7 +21,9 @@ const pct = (v: number | null | undefined) => (v === null || v === undefined || 
 const num = (v: number | undefined, digits = 1) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits))
 const secs = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : '—')
 
-export function renderMarkdown(spec: GridSpec, rows: readonly SimRow[], options: MarkdownOptions = {}): string {
+export function renderMarkdown(spec: GridSpec, allRows: readonly SimRow[], options: MarkdownOptions = {}): string {
+  // The paper's sections are at the paper's scale; other scales have their own section.
+  const rows = allRows.filter((r) => (r.scale ?? 1) === 1)
   const out: string[] = []
   out.push('# Simulator results', '')
   out.push(
