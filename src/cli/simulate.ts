@@ -24,11 +24,14 @@ const usage = `usage: polite-fetch simulate [options]
 
 Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
 
-  --grid paper|headline|quick  which grid (default quick)
+  --grid NAME                  paper|headline|quick|scale|scale-concurrent (default quick)
                                  paper:    15 paper scenarios × all strategies × status-only/retry-after/ratelimit
                                            × token bucket continuous and stepped
                                  headline: polite-fetch's atb and aatb vs UB and aws-adaptive on 4 server models
                                  quick:    3 scenarios, 2 feedback modes (a few seconds)
+                                 scale:    the 15 paper scenarios at k = 0.1, 1, 10, 60 × exponential, atb,
+                                           aatb, aws-adaptive × 3 feedback modes × continuous and stepped
+                                 scale-concurrent: the same with concurrent clients, k = 0.1, 1, 10
   --seeds N                    seeds per cell (default 30 for paper/headline, 5 for quick)
   --first-seed N               first seed (default 1)
   --scenario LIST              comma list of scenario names, or all (e.g. real-trace-800,synthetic-5c-500)

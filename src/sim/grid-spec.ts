@@ -31,8 +31,14 @@ export const PAPER_QUOTA: QuotaConfig = { capacity: 100, perMinute: 80, stepInte
 export const PAPER_STRATEGIES = ['exponential', 'window', 'atb-paper', 'atb', 'aatb-paper', 'aatb', 'aws-adaptive', 'sre-throttling', 'ky']
 export const GRID_FEEDBACKS: Feedback[] = ['status-only', 'retry-after', 'ratelimit']
 
-export type GridName = 'paper' | 'headline' | 'quick'
-export const GRID_NAMES: readonly GridName[] = ['paper', 'headline', 'quick']
+/** Time scales of the `scale` grid: 800/min, the paper's 80/min, 8/min and 80/hour. */
+export const SCALE_GRID_SCALES: readonly number[] = [0.1, 1, 10, 60]
+/** The concurrent client model's scale grid stops at k = 10 (its runs cost more per request). */
+export const SCALE_CONCURRENT_GRID_SCALES: readonly number[] = [0.1, 1, 10]
+export const SCALE_STRATEGIES = ['exponential', 'atb', 'aatb', 'aws-adaptive']
+
+export type GridName = 'paper' | 'headline' | 'quick' | 'scale' | 'scale-concurrent'
+export const GRID_NAMES: readonly GridName[] = ['paper', 'headline', 'quick', 'scale', 'scale-concurrent']
 
 /** The grids the CLI knows; `available` filters strategies to what the registry has. */
 export function namedGrid(name: GridName, seeds: number, available: readonly string[]): GridSpec {
@@ -56,6 +62,18 @@ export function namedGrid(name: GridName, seeds: number, available: readonly str
         servers: ['token-bucket-continuous', 'token-bucket-stepped', 'leaky-bucket', 'sliding-window-counter'],
         strategies: strategies(['exponential', 'atb', 'aatb', 'aws-adaptive']),
         feedbacks: GRID_FEEDBACKS,
+      })
+    case 'scale':
+    case 'scale-concurrent':
+      return normalizeSpec({
+        ...base,
+        name,
+        scenarios: [...PAPER_SCENARIOS],
+        servers: ['token-bucket-continuous', 'token-bucket-stepped'],
+        strategies: strategies(SCALE_STRATEGIES),
+        feedbacks: GRID_FEEDBACKS,
+        clientModels: [name === 'scale' ? 'paper' : 'concurrent'],
+        scales: [...(name === 'scale' ? SCALE_GRID_SCALES : SCALE_CONCURRENT_GRID_SCALES)],
       })
     case 'quick':
       return normalizeSpec({
