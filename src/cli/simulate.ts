@@ -7,6 +7,7 @@ import { GRID_NAMES, PAPER_QUOTA, namedGrid, normalizeSpec, specScales, type Gri
 import { stringifyGrid, type GridJson } from '../sim/grid-json.js'
 import { progressBar } from '../sim/report/progress-bar.js'
 import { renderMarkdown } from '../sim/report/markdown-report.js'
+import { scaleCharts } from '../sim/report/scale-report.js'
 import { scatterSvg, timelineSvg } from '../sim/report/svg-charts.js'
 import { runGrid } from '../sim/run-grid.js'
 import { runSimulation } from '../sim/run-simulation.js'
@@ -49,6 +50,8 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
   --svg DIR                    write SVG charts
   --include FILE               add the rows of an earlier --json file to the markdown report
                                (e.g. the headline grid's leaky-bucket and sliding-window rows)
+  --scale-rows FILE            the markdown report's scale section (and --svg its charts) from an
+                               earlier --json file of the scale grids (repeatable)
   --live                       run one scenario (default real-trace-800) in the simulator AND for real:
                                the shipped createClient against the local HTTP quota server, time
                                compressed (--time-scale, default 20), and print both side by side
@@ -102,16 +105,23 @@ export async function run(argv: string[]): Promise<number> {
     written.push(values.json)
   }
   let charts: Array<{ path: string; caption: string }> = []
+  const base = values.markdown ? dirname(resolve(values.markdown)) : process.cwd()
+  const scaleFiles = values['scale-rows'] ?? []
+  const scale = scaleFiles.length > 0 ? await scaleRowsOf(scaleFiles) : { rows: result.rows, commands: [] }
+  let scaleChartPaths: string[] | undefined
   if (values.svg) {
     const files = await writeCharts(values.svg, spec, result.rows)
     written.push(...files.map((f) => f.file))
-    const base = values.markdown ? dirname(resolve(values.markdown)) : process.cwd()
     charts = files.map((f) => ({ path: relative(base, resolve(f.file)), caption: f.caption }))
+    const scaleFilesWritten = await writeScaleCharts(values.svg, scale.rows)
+    written.push(...scaleFilesWritten)
+    scaleChartPaths = scaleFilesWritten.map((file) => relative(base, resolve(file)))
   }
   if (values.markdown) {
     const command = `npx polite-fetch simulate ${argv.join(' ')}`
     const rows = await withIncluded(result.rows, values.include ?? [])
-    await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts }))
+    const scaleSection = { ...scale, ...(scaleChartPaths ? { chartPaths: scaleChartPaths } : {}) }
+    await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts, scale: scaleSection }))
     written.push(values.markdown)
   }
   if (written.length === 0) process.stdout.write(summaryTable(result.rows))
@@ -140,6 +150,7 @@ function parse(argv: string[]) {
       markdown: { type: 'string' },
       svg: { type: 'string' },
       include: { type: 'string', multiple: true },
+      'scale-rows': { type: 'string', multiple: true },
       live: { type: 'boolean' },
       'time-scale': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -222,6 +233,25 @@ async function withIncluded(rows: SimRow[], files: string[]): Promise<SimRow[]> 
     }
   }
   return merged
+}
+
+/** The rows of the scale grids' JSON files, and the command that reproduces each. */
+async function scaleRowsOf(files: string[]): Promise<{ rows: SimRow[]; commands: string[] }> {
+  const rows: SimRow[] = []
+  const commands: string[] = []
+  for (const file of files) {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<GridJson>
+    rows.push(...(parsed.rows ?? []))
+    if (parsed.grid) commands.push(`npx polite-fetch simulate --grid ${parsed.grid.name} --seeds ${parsed.grid.seeds} --json ${file}`)
+  }
+  return { rows, commands }
+}
+
+async function writeScaleCharts(dir: string, rows: readonly SimRow[]): Promise<string[]> {
+  const charts = scaleCharts(rows)
+  await mkdir(dir, { recursive: true })
+  for (const chart of charts) await writeFile(join(dir, chart.file), chart.svg)
+  return charts.map((chart) => join(dir, chart.file))
 }
 
 function fail(message: string): never {
