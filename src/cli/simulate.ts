@@ -7,6 +7,7 @@ import { GRID_NAMES, PAPER_QUOTA, namedGrid, normalizeSpec, specScales, type Gri
 import { stringifyGrid, type GridJson } from '../sim/grid-json.js'
 import { progressBar } from '../sim/report/progress-bar.js'
 import { renderMarkdown } from '../sim/report/markdown-report.js'
+import { withOptionsTable } from '../sim/report/options-table.js'
 import { scaleCharts } from '../sim/report/scale-report.js'
 import { scatterSvg, timelineSvg } from '../sim/report/svg-charts.js'
 import { runGrid } from '../sim/run-grid.js'
@@ -123,6 +124,13 @@ export async function run(argv: string[]): Promise<number> {
     const scaleSection = { ...scale, ...(scaleChartPaths ? { chartPaths: scaleChartPaths } : {}) }
     await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts, scale: scaleSection }))
     written.push(values.markdown)
+    // The options table of docs/algorithms.md, beside the report (options-table.ts).
+    const algorithms = join(base, 'algorithms.md')
+    const doc = await readFile(algorithms, 'utf8').catch(() => undefined)
+    if (doc !== undefined && withOptionsTable(doc) !== doc) {
+      await writeText(algorithms, withOptionsTable(doc))
+      written.push(relative(process.cwd(), algorithms))
+    }
   }
   if (written.length === 0) process.stdout.write(summaryTable(result.rows))
   else process.stderr.write(`wrote ${written.join(', ')}\n`)

@@ -157,6 +157,65 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   honourRetryAfter: true,
 }
 
+/** How an option's value meets the quota's time scale. */
+export type OptionScale =
+  /** A duration or rate run on the announced window (RateLimit-Policy); as given without one. */
+  | 'window'
+  /** A count or a factor: the same at every scale. */
+  | 'none'
+  /** An absolute duration or rate, listed as an exemption. */
+  | 'absolute'
+
+/** What stands behind an option's default: for the table `npm run results` writes into docs/algorithms.md. */
+export interface OptionNote {
+  scale: OptionScale
+  /** The measurement (or the lack of one) behind the default, one sentence. */
+  measured: string
+}
+
+const FITTED = 'fitted with the rest at the paper scale (k = 1); no measurement of its own'
+
+export const ATB_OPTION_NOTES: Record<keyof AtbOptions, OptionNote> = {
+  windowMs: { scale: 'window', measured: FITTED },
+  minSpanMs: { scale: 'window', measured: 'one early success read over less reads as a high rate (a lane waited tens of seconds for its retry)' },
+  minSamples: { scale: 'none', measured: 'a slow lane (one success a minute) read 0 or 1 successes in a fixed window' },
+  rateMargin: { scale: 'none', measured: 'findings 5: a rate capped at 1.5 × the own success rate fixed most of the paper ATB\'s bursts' },
+  growthPerSecond: { scale: 'window', measured: 'the largest single cause of 429s off the paper scale (k = 0.1 and 60, all other options scaled)' },
+  fallbackFactor: { scale: 'none', measured: FITTED },
+  maxCutFactor: { scale: 'none', measured: FITTED },
+  retryBackoffFactor: { scale: 'none', measured: FITTED },
+  maxRetryBackoffMs: { scale: 'window', measured: 'unscaled at k = 0.1 it alone takes status-only runs from 1.10 to 1.71 × the oracle' },
+  dryLaneThrottles: { scale: 'none', measured: 'stepped bucket: a lane meeting 429s finds the quota dry until its next step' },
+  dryLaneWindowMs: { scale: 'window', measured: FITTED },
+  dryLaneMaxBackoffFactor: { scale: 'none', measured: FITTED },
+  firstCutFactor: { scale: 'none', measured: FITTED },
+  jitterFirstCut: { scale: 'none', measured: 'the fleet\'s first cuts come together; a uniform share of a spacing spreads their retries' },
+  plateauBand: { scale: 'none', measured: FITTED },
+  plateauGrowthFactor: { scale: 'none', measured: FITTED },
+  plateauMs: { scale: 'window', measured: 'unscaled at k = 0.1 it costs status-only runs 1.10 → 1.28 × the oracle' },
+  steadyPlateauMs: { scale: 'window', measured: '20 sequential clients over 1.6 × the quota paid about 65 probing 429s a run without it' },
+  steadyPlateauBand: { scale: 'none', measured: FITTED },
+  steadyRetryAfterMs: { scale: 'window', measured: 'a continuous bucket answers Retry-After: 1 (whole seconds); a stepped one up to its step' },
+  steadySuccesses: { scale: 'none', measured: 'a long plateau for light lanes took 100 light clients to 1.27 × UB\'s time' },
+  steadyWindowMs: { scale: 'window', measured: FITTED },
+  steadyProbeCutFactor: { scale: 'none', measured: FITTED },
+  steadyGrowthDoublingMs: { scale: 'window', measured: 'at a constant 2%/s the last of 5 clients over 700 requests took 1.16 × UB\'s time' },
+  steadyMaxGrowthFactor: { scale: 'none', measured: FITTED },
+  steadyGrowthSuccesses: { scale: 'none', measured: 'with the plain busy test, 20 light clients\' faster probes cost 429s' },
+  lumpPlateauMs: { scale: 'window', measured: 'on a stepped bucket every busy lane met one 429 per step with the plain plateau' },
+  minEvidence: { scale: 'none', measured: 'one success over the minimum span read as 0.1/s and held a retry for tens of seconds' },
+  coldStartRatePerSecond: { scale: 'absolute', measured: 'exemption: a lane with no evidence starts at exponential backoff\'s first step (about a second), then doubles while never admitted, which finds any scale in log2(k) tries' },
+  coldBackoffFactor: { scale: 'none', measured: 'a UB-like halving cost a 100-client fleet twice the extra 429s of ×1/8 (lanes admitted before only)' },
+  burstStartGrowth: { scale: 'none', measured: 'TCP\'s slow start: a burst\'s first 429 measures capacity, not rate' },
+  minRatePerSecond: { scale: 'window', measured: 'unscaled at k = 60 the floor alone brings 123 → 596 429s (27 clients)' },
+  maxRatePerSecond: { scale: 'window', measured: 'no ceiling by default (the user\'s bound)' },
+  burstUnits: { scale: 'none', measured: FITTED },
+  usingRateSlack: { scale: 'none', measured: FITTED },
+  paceWindowMs: { scale: 'absolute', measured: 'only without a policy (X-RateLimit-*): the pace set against remaining/reset; ' + FITTED },
+  calmAfterMs: { scale: 'window', measured: 'unscaled at k = 60 a lane turns calm between its own sends: 123 → 269 429s' },
+  honourRetryAfter: { scale: 'none', measured: 'the server\'s word: never send before its Retry-After' },
+}
+
 /** Options that may be 0 (a feature switched off, or no minimum); the others must be above 0. */
 const ZERO_ALLOWED = new Set<keyof AtbOptions>([
   'minSpanMs',
