@@ -26,6 +26,8 @@ export interface QuotaGuidance {
    * announces a later reset, and between refills nothing comes back.
    */
   continuous: boolean
+  /** Whether a hint could tell how the quota refills (a reset beyond the headers' one-second resolution). */
+  refillKnown?: boolean
   /**
    * Whether a hint announced a reset more than one window away while at least half the quota
    * was left: a sliding window, whose counted units fade out over the following window (see
@@ -169,7 +171,10 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
       }
       // A reset within one second (the header's resolution) says nothing about the refill: a
       // 3-per-second bucket and a 1 s window both announce 1 s. The lane keeps what it knew.
-      if (resetS > RESET_RESOLUTION_S || guidance.sliding) guidance.continuous = guidance.sliding || Math.abs(resetS - refillS) <= RESET_RESOLUTION_S + 1 / perSecond
+      if (resetS > RESET_RESOLUTION_S || guidance.sliding) {
+        guidance.continuous = guidance.sliding || Math.abs(resetS - refillS) <= RESET_RESOLUTION_S + 1 / perSecond
+        guidance.refillKnown = true
+      }
     } else {
       guidance.continuous = false
     }
@@ -203,8 +208,10 @@ export function gateDelayMs(guidance: QuotaGuidance, now: number, cost: number):
     const left = (guidance.remaining as number) - guidance.sentSinceHint
     if (left <= 0 || left < cost) {
       // A known refill rate brings the missing units long before a token bucket is full
-      // again (its reset): wait for them, not for the reset.
-      const refillAt = guidance.quotaPerSecond === undefined
+      // again (its reset): wait for them, not for the reset. Not while no hint could tell how
+      // the quota refills (every reset within the headers' resolution): a 1 s window gives
+      // nothing back before its reset.
+      const refillAt = guidance.quotaPerSecond === undefined || !guidance.refillKnown
         ? Infinity
         : (guidance.hintAt as number) + ((cost - left) / guidance.quotaPerSecond) * 1000
       until = Math.max(until, Math.min(guidance.resetAt as number, refillAt))

@@ -146,7 +146,7 @@ describe('atb (polite-fetch default)', () => {
       expect(sharedLane(90).delayMs(T0 + 10_000, 1)).toBe(0)
     })
 
-    it('leaves a 429 a continuous quota explains to the quota pacing; any other 429 is congestion', () => {
+    it('leaves a 429 an announced quota explains (nothing left) to the quota pacing; one with units left is congestion', () => {
       const explained = make()
       explained.onResult(T0, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 75_000, retryAt: T0 + 1000, ...policy })
       expect(explained.ratePerSecond).toBe(Infinity)
@@ -154,11 +154,12 @@ describe('atb (polite-fetch default)', () => {
       const unexplained = make()
       unexplained.onResult(T0, { kind: 'throttled', status: 429, remaining: 40, resetAt: T0 + 45_000, ...policy })
       expect(unexplained.ratePerSecond).toBeLessThan(Infinity)
-      // A window (its reset is not the missing units over the rate) says little between
-      // resets: its 429 is congestion evidence too.
+      // A window or a stepped bucket (its reset is not the missing units over the rate) too:
+      // its count and reset say when units come back.
       const windowed = make()
       windowed.onResult(T0, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 111_000, retryAt: T0 + 1000, ...policy })
-      expect(windowed.ratePerSecond).toBeLessThan(Infinity)
+      expect(windowed.ratePerSecond).toBe(Infinity)
+      expect(windowed.delayMs(T0, 1)).toBe(1000)
     })
   })
 
