@@ -3,10 +3,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { CLIENT_MODELS, isClientModel, type ClientModel } from '../sim/client-model.js'
-import { GRID_NAMES, PAPER_QUOTA, namedGrid, normalizeSpec, type GridName, type GridSpec } from '../sim/grid-spec.js'
+import { GRID_NAMES, PAPER_QUOTA, namedGrid, normalizeSpec, specScales, type GridName, type GridSpec } from '../sim/grid-spec.js'
 import { stringifyGrid, type GridJson } from '../sim/grid-json.js'
 import { progressBar } from '../sim/report/progress-bar.js'
 import { renderMarkdown } from '../sim/report/markdown-report.js'
+import { withOptionsTable } from '../sim/report/options-table.js'
+import { scaleCharts } from '../sim/report/scale-report.js'
 import { scatterSvg, timelineSvg } from '../sim/report/svg-charts.js'
 import { runGrid } from '../sim/run-grid.js'
 import { runSimulation } from '../sim/run-simulation.js'
@@ -24,11 +26,14 @@ const usage = `usage: polite-fetch simulate [options]
 
 Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
 
-  --grid paper|headline|quick  which grid (default quick)
+  --grid NAME                  paper|headline|quick|scale|scale-concurrent (default quick)
                                  paper:    15 paper scenarios × all strategies × status-only/retry-after/ratelimit
                                            × token bucket continuous and stepped
                                  headline: polite-fetch's atb and aatb vs UB and aws-adaptive on 4 server models
                                  quick:    3 scenarios, 2 feedback modes (a few seconds)
+                                 scale:    the 15 paper scenarios at k = 0.1, 1, 10, 60 × exponential, atb,
+                                           aatb, aws-adaptive × 3 feedback modes × continuous and stepped
+                                 scale-concurrent: the same with concurrent clients, k = 0.1, 1, 10
   --seeds N                    seeds per cell (default 30 for paper/headline, 5 for quick)
   --first-seed N               first seed (default 1)
   --scenario LIST              comma list of scenario names, or all (e.g. real-trace-800,synthetic-5c-500)
@@ -36,6 +41,9 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
   --server LIST                comma list (${SERVER_KINDS.join(', ')})
   --feedback LIST              comma list (${FEEDBACK_MODES.join(', ')}), or all
   --client-model LIST          paper, concurrent, or all (default paper)
+  --scale LIST                 comma list of time scales k (default 1): the quota refills k× slower and
+                               arrivals, their window, the start stagger, the stepped interval and the
+                               run's virtual-time limit are k× longer (k = 60: the paper's 80/min as 80/h)
   --rtt MS                     round trip per attempt (default 20)
   --workers N                  worker threads (default 2; 1 = in-process)
   --json FILE                  write rows as JSON (byte-identical for the same grid and seeds)
@@ -43,6 +51,8 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
   --svg DIR                    write SVG charts
   --include FILE               add the rows of an earlier --json file to the markdown report
                                (e.g. the headline grid's leaky-bucket and sliding-window rows)
+  --scale-rows FILE            the markdown report's scale section (and --svg its charts) from an
+                               earlier --json file of the scale grids (repeatable)
   --live                       run one scenario (default real-trace-800) in the simulator AND for real:
                                the shipped createClient against the local HTTP quota server, time
                                compressed (--time-scale, default 20), and print both side by side
@@ -80,7 +90,7 @@ export async function run(argv: string[]): Promise<number> {
     throw error
   }
   const workers = values.workers === undefined ? undefined : positiveInt(values.workers, '--workers')
-  const runs = spec.scenarios.length * spec.servers.length * spec.clientModels.length * spec.strategies.length * spec.feedbacks.length * spec.seeds
+  const runs = spec.scenarios.length * specScales(spec).length * spec.servers.length * spec.clientModels.length * spec.strategies.length * spec.feedbacks.length * spec.seeds
   const started = performance.now()
   const result = await runGrid(spec, {
     ...(workers === undefined ? {} : { workers }),
@@ -96,17 +106,31 @@ export async function run(argv: string[]): Promise<number> {
     written.push(values.json)
   }
   let charts: Array<{ path: string; caption: string }> = []
+  const base = values.markdown ? dirname(resolve(values.markdown)) : process.cwd()
+  const scaleFiles = values['scale-rows'] ?? []
+  const scale = scaleFiles.length > 0 ? await scaleRowsOf(scaleFiles) : { rows: result.rows, commands: [] }
+  let scaleChartPaths: string[] | undefined
   if (values.svg) {
     const files = await writeCharts(values.svg, spec, result.rows)
     written.push(...files.map((f) => f.file))
-    const base = values.markdown ? dirname(resolve(values.markdown)) : process.cwd()
     charts = files.map((f) => ({ path: relative(base, resolve(f.file)), caption: f.caption }))
+    const scaleFilesWritten = await writeScaleCharts(values.svg, scale.rows)
+    written.push(...scaleFilesWritten)
+    scaleChartPaths = scaleFilesWritten.map((file) => relative(base, resolve(file)))
   }
   if (values.markdown) {
     const command = `npx polite-fetch simulate ${argv.join(' ')}`
     const rows = await withIncluded(result.rows, values.include ?? [])
-    await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts }))
+    const scaleSection = { ...scale, ...(scaleChartPaths ? { chartPaths: scaleChartPaths } : {}) }
+    await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts, scale: scaleSection }))
     written.push(values.markdown)
+    // The options table of docs/algorithms.md, beside the report (options-table.ts).
+    const algorithms = join(base, 'algorithms.md')
+    const doc = await readFile(algorithms, 'utf8').catch(() => undefined)
+    if (doc !== undefined && withOptionsTable(doc) !== doc) {
+      await writeText(algorithms, withOptionsTable(doc))
+      written.push(relative(process.cwd(), algorithms))
+    }
   }
   if (written.length === 0) process.stdout.write(summaryTable(result.rows))
   else process.stderr.write(`wrote ${written.join(', ')}\n`)
@@ -128,11 +152,13 @@ function parse(argv: string[]) {
       feedback: { type: 'string' },
       'client-model': { type: 'string' },
       rtt: { type: 'string' },
+      scale: { type: 'string' },
       workers: { type: 'string' },
       json: { type: 'string' },
       markdown: { type: 'string' },
       svg: { type: 'string' },
       include: { type: 'string', multiple: true },
+      'scale-rows': { type: 'string', multiple: true },
       live: { type: 'boolean' },
       'time-scale': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -162,6 +188,14 @@ function buildSpec(values: Values): GridSpec {
     const rtt = Number(values.rtt)
     if (!(rtt >= 0) || !Number.isFinite(rtt)) throw new UsageError('--rtt must be a non-negative number of ms')
     spec = { ...spec, rttMs: rtt }
+  }
+  const scales = list(values.scale)
+  if (scales) {
+    const ks = scales.map((v) => {
+      const k = Number(v)
+      return Number.isFinite(k) && k > 0 ? k : fail(`--scale takes positive numbers, got '${v}'`)
+    })
+    spec = { ...spec, scales: ks }
   }
   const scenarios = list(values.scenario)
   if (scenarios) {
@@ -193,9 +227,9 @@ function buildSpec(values: Values): GridSpec {
   return normalizeSpec(spec)
 }
 
-/** Rows of earlier JSON files that this grid does not have (same scenario, server, client model, strategy, feedback). */
+/** Rows of earlier JSON files that this grid does not have (same scenario, scale, server, client model, strategy, feedback). */
 async function withIncluded(rows: SimRow[], files: string[]): Promise<SimRow[]> {
-  const key = (r: SimRow) => `${r.scenario}|${r.server}|${r.clientModel}|${r.strategy}|${r.feedback}`
+  const key = (r: SimRow) => `${r.scenario}|${r.scale ?? 1}|${r.server}|${r.clientModel}|${r.strategy}|${r.feedback}`
   const seen = new Set(rows.map(key))
   const merged = [...rows]
   for (const file of files) {
@@ -209,6 +243,25 @@ async function withIncluded(rows: SimRow[], files: string[]): Promise<SimRow[]> 
   return merged
 }
 
+/** The rows of the scale grids' JSON files, and the command that reproduces each. */
+async function scaleRowsOf(files: string[]): Promise<{ rows: SimRow[]; commands: string[] }> {
+  const rows: SimRow[] = []
+  const commands: string[] = []
+  for (const file of files) {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<GridJson>
+    rows.push(...(parsed.rows ?? []))
+    if (parsed.grid) commands.push(`npx polite-fetch simulate --grid ${parsed.grid.name} --seeds ${parsed.grid.seeds} --json ${file}`)
+  }
+  return { rows, commands }
+}
+
+async function writeScaleCharts(dir: string, rows: readonly SimRow[]): Promise<string[]> {
+  const charts = scaleCharts(rows)
+  await mkdir(dir, { recursive: true })
+  for (const chart of charts) await writeFile(join(dir, chart.file), chart.svg)
+  return charts.map((chart) => join(dir, chart.file))
+}
+
 function fail(message: string): never {
   throw new UsageError(message)
 }
@@ -218,7 +271,7 @@ async function writeText(file: string, text: string): Promise<void> {
   await writeFile(file, text)
 }
 
-/** Scatter charts per server for the largest scenario; timelines of UB and atb on one run. */
+/** Scatter charts per server for the largest scenario at k = 1; timelines of UB and atb on one run. */
 async function writeCharts(dir: string, spec: GridSpec, rows: readonly SimRow[]): Promise<Array<{ file: string; caption: string }>> {
   await mkdir(dir, { recursive: true })
   const files: Array<{ file: string; caption: string }> = []
@@ -226,7 +279,7 @@ async function writeCharts(dir: string, spec: GridSpec, rows: readonly SimRow[])
   const feedback: Feedback = spec.feedbacks.includes('status-only') ? 'status-only' : spec.feedbacks[0]!
   const clientModel = spec.clientModels[0]!
   for (const server of [...new Set(rows.map((r) => r.server))]) {
-    const group = rows.filter((r) => r.scenario === scenario.name && r.server === server && r.feedback === feedback && r.clientModel === clientModel)
+    const group = rows.filter((r) => (r.scale ?? 1) === 1 && r.scenario === scenario.name && r.server === server && r.feedback === feedback && r.clientModel === clientModel)
     if (group.length === 0) continue
     const file = join(dir, `scatter-${scenario.name}-${server}-${feedback}.svg`)
     const caption = `429s vs completion time, ${scenario.name}, ${server}, ${feedback} (means over ${spec.seeds} seeds)`
@@ -262,15 +315,16 @@ async function writeCharts(dir: string, spec: GridSpec, rows: readonly SimRow[])
 }
 
 function summaryTable(rows: readonly SimRow[]): string {
-  const header = ['scenario', 'server', 'feedback', 'client', 'strategy', '429s', '±', 'Δ429', 'time s', 'Δtime', 'oracle×']
+  const header = ['scenario', 'k', 'server', 'feedback', 'client', 'strategy', '429s', '±', 'Δ429', 'time s', 'Δtime', 'oracle×', 'incomplete']
   const lines = rows.map((r) => [
-    r.scenario, r.server, r.feedback, r.clientModel, r.strategy,
+    r.scenario, String(r.scale), r.server, r.feedback, r.clientModel, r.strategy,
     r.throttledMean.toFixed(1), r.throttledCi95.toFixed(1),
     r.throttledVsUbPct === null ? '—' : `${r.throttledVsUbPct.toFixed(1)}%`,
     (r.completionMsMean / 1000).toFixed(1), `${r.completionVsUbPct.toFixed(1)}%`, r.oracleRatio.toFixed(3),
+    r.incompleteRuns > 0 ? `${r.incompleteRuns} cut off` : '',
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
-  const row = (cells: string[]) => cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  const row = (cells: string[]) => cells.map((c, i) => (i < 6 || i === header.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   return `${[row(header), ...lines.map(row)].join('\n')}\n`
 }
 

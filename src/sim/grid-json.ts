@@ -1,6 +1,6 @@
 // The grid's JSON: the spec (names, not objects) and the rows. No timestamps or
 // timings, so the same grid and seeds give byte-identical files.
-import type { GridSpec } from './grid-spec.js'
+import { specScales, type GridSpec } from './grid-spec.js'
 import type { SimRow } from './sim-row.js'
 
 export interface GridJson {
@@ -10,6 +10,7 @@ export interface GridJson {
     firstSeed: number
     rttMs: number
     quota: GridSpec['quota']
+    scales: number[]
     scenarios: Array<{ name: string; family: string; clients: number; requests: number; windowMs: number }>
     servers: string[]
     clientModels: string[]
@@ -27,6 +28,7 @@ export function gridJson(spec: GridSpec, rows: SimRow[]): GridJson {
       firstSeed: spec.firstSeed,
       rttMs: spec.rttMs,
       quota: spec.quota,
+      scales: specScales(spec),
       scenarios: spec.scenarios.map(({ name, family, clients, requests, windowMs }) => ({ name, family, clients, requests, windowMs })),
       servers: [...spec.servers],
       clientModels: [...spec.clientModels],

@@ -1,4 +1,4 @@
-// A grid: scenarios × servers × client models × strategies × feedback modes × seeds.
+// A grid: scenarios × scales × servers × client models × strategies × feedback modes × seeds.
 // Plain JSON so it can be posted to worker threads as it is.
 import { CLIENT_MODELS, type ClientModel } from './client-model.js'
 import { PAPER_SCENARIOS, scenarioByName, type Scenario } from './scenarios.js'
@@ -16,7 +16,10 @@ export interface GridSpec {
   seeds: number
   firstSeed: number
   rttMs: number
+  /** The quota at k = 1; each scale k runs it k times slower (see scale-run.ts). */
   quota: QuotaConfig
+  /** Time scales k (default [1]): quota rate ÷ k, every workload and harness time × k. */
+  scales?: number[]
 }
 
 /** The reference every row is compared with (the paper's UB). */
@@ -28,8 +31,14 @@ export const PAPER_QUOTA: QuotaConfig = { capacity: 100, perMinute: 80, stepInte
 export const PAPER_STRATEGIES = ['exponential', 'window', 'atb-paper', 'atb', 'aatb-paper', 'aatb', 'aws-adaptive', 'sre-throttling', 'ky']
 export const GRID_FEEDBACKS: Feedback[] = ['status-only', 'retry-after', 'ratelimit']
 
-export type GridName = 'paper' | 'headline' | 'quick'
-export const GRID_NAMES: readonly GridName[] = ['paper', 'headline', 'quick']
+/** Time scales of the `scale` grid: 800/min, the paper's 80/min, 8/min and 80/hour. */
+export const SCALE_GRID_SCALES: readonly number[] = [0.1, 1, 10, 60]
+/** The concurrent client model's scale grid stops at k = 10 (its runs cost more per request). */
+export const SCALE_CONCURRENT_GRID_SCALES: readonly number[] = [0.1, 1, 10]
+export const SCALE_STRATEGIES = ['exponential', 'atb', 'aatb', 'aws-adaptive']
+
+export type GridName = 'paper' | 'headline' | 'quick' | 'scale' | 'scale-concurrent'
+export const GRID_NAMES: readonly GridName[] = ['paper', 'headline', 'quick', 'scale', 'scale-concurrent']
 
 /** The grids the CLI knows; `available` filters strategies to what the registry has. */
 export function namedGrid(name: GridName, seeds: number, available: readonly string[]): GridSpec {
@@ -54,6 +63,18 @@ export function namedGrid(name: GridName, seeds: number, available: readonly str
         strategies: strategies(['exponential', 'atb', 'aatb', 'aws-adaptive']),
         feedbacks: GRID_FEEDBACKS,
       })
+    case 'scale':
+    case 'scale-concurrent':
+      return normalizeSpec({
+        ...base,
+        name,
+        scenarios: [...PAPER_SCENARIOS],
+        servers: ['token-bucket-continuous', 'token-bucket-stepped'],
+        strategies: strategies(SCALE_STRATEGIES),
+        feedbacks: GRID_FEEDBACKS,
+        clientModels: [name === 'scale' ? 'paper' : 'concurrent'],
+        scales: [...(name === 'scale' ? SCALE_GRID_SCALES : SCALE_CONCURRENT_GRID_SCALES)],
+      })
     case 'quick':
       return normalizeSpec({
         ...base,
@@ -75,12 +96,20 @@ export function normalizeSpec(spec: GridSpec): GridSpec {
     feedbacks: unique(spec.feedbacks),
     servers: unique(spec.servers),
     clientModels: unique(spec.clientModels.length > 0 ? spec.clientModels : [...CLIENT_MODELS]),
+    scales: unique(spec.scales && spec.scales.length > 0 ? spec.scales : [1]),
   }
 }
 
-/** One unit of work: every strategy × feedback on one (scenario, server, client model, seed). */
+/** The spec's scales, [1] when it names none. */
+export function specScales(spec: GridSpec): number[] {
+  return spec.scales && spec.scales.length > 0 ? spec.scales : [1]
+}
+
+/** One unit of work: every strategy × feedback on one (scenario, scale, server, client model, seed). */
 export interface GridTask {
   scenario: number
+  /** The time scale k itself (not an index). */
+  scale: number
   server: number
   clientModel: number
   seed: number
@@ -89,9 +118,11 @@ export interface GridTask {
 export function gridTasks(spec: GridSpec): GridTask[] {
   const tasks: GridTask[] = []
   for (let scenario = 0; scenario < spec.scenarios.length; scenario++) {
-    for (let server = 0; server < spec.servers.length; server++) {
-      for (let clientModel = 0; clientModel < spec.clientModels.length; clientModel++) {
-        for (let s = 0; s < spec.seeds; s++) tasks.push({ scenario, server, clientModel, seed: spec.firstSeed + s })
+    for (const scale of specScales(spec)) {
+      for (let server = 0; server < spec.servers.length; server++) {
+        for (let clientModel = 0; clientModel < spec.clientModels.length; clientModel++) {
+          for (let s = 0; s < spec.seeds; s++) tasks.push({ scenario, scale, server, clientModel, seed: spec.firstSeed + s })
+        }
       }
     }
   }

@@ -65,7 +65,7 @@ export interface AttemptTrace {
 
 export const DEFAULT_RTT_MS = 20
 export const DEFAULT_ORIGIN_MS = Date.UTC(2025, 0, 1)
-const DEFAULT_MAX_DURATION_MS = 6 * 3600_000
+export const DEFAULT_MAX_DURATION_MS = 6 * 3600_000
 // A pacer that asks for a sub-microsecond wait must still move time forward, or a
 // float sum `now + delay === now` would spin the loop at one instant.
 const MIN_WAIT_MS = 0.001

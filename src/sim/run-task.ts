@@ -1,10 +1,12 @@
-// One grid task, synchronously: the workload and the oracle once, then every strategy ×
-// feedback mode against a fresh server model. Runs in a worker thread or in-process.
+// One grid task, synchronously: the workload (scaled by the task's k) and the oracle
+// once, then every strategy × feedback mode against a fresh server model. Runs in a
+// worker thread or in-process.
 import type { GridSpec, GridTask } from './grid-spec.js'
 import { oracleSchedule } from './oracle.js'
-import { DEFAULT_ORIGIN_MS, runSimulation, type SignalPath } from './run-simulation.js'
+import { DEFAULT_MAX_DURATION_MS, DEFAULT_ORIGIN_MS, runSimulation, type SignalPath } from './run-simulation.js'
 import type { RunMetrics } from './run-metrics.js'
 import type { SimStrategy } from './run-strategy.js'
+import { scaleRun } from './scale-run.js'
 import { createServerModel } from './servers/index.js'
 import { generateWorkload } from './workload.js'
 
@@ -22,11 +24,14 @@ export function runTask(spec: GridSpec, task: GridTask, lookup: StrategyLookup, 
   const scenario = spec.scenarios[task.scenario]!
   const kind = spec.servers[task.server]!
   const clientModel = spec.clientModels[task.clientModel]!
-  const workload = generateWorkload(scenario, task.seed)
+  const { workload, quota, maxDurationMs } = scaleRun(
+    { workload: generateWorkload(scenario, task.seed), quota: spec.quota, maxDurationMs: DEFAULT_MAX_DURATION_MS },
+    task.scale,
+  )
   const origin = DEFAULT_ORIGIN_MS
   const oracle = oracleSchedule({
     workload,
-    server: createServerModel(kind, spec.quota, origin),
+    server: createServerModel(kind, quota, origin),
     clientModel,
     rttMs: spec.rttMs,
     originMs: origin,
@@ -36,18 +41,19 @@ export function runTask(spec: GridSpec, task: GridTask, lookup: StrategyLookup, 
     const entry = lookup(name)
     if (!entry) throw new Error(`unknown strategy '${name}'`)
     return spec.feedbacks.map((feedback) => {
-      const server = createServerModel(kind, spec.quota, origin)
+      const server = createServerModel(kind, quota, origin)
       serverName = server.name
       return runSimulation({
         workload,
         server,
         feedback,
-        strategy: entry.setup({ clients: scenario.clients, quota: spec.quota, seed: task.seed }),
+        strategy: entry.setup({ clients: scenario.clients, quota, seed: task.seed }),
         clientModel,
         signalPath,
         seed: task.seed,
         rttMs: spec.rttMs,
         originMs: origin,
+        maxDurationMs,
       })
     })
   })

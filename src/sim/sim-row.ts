@@ -1,4 +1,4 @@
-// Seeds → one row per (scenario, server, client model, strategy, feedback), in the
+// Seeds → one row per (scenario, scale, server, client model, strategy, feedback), in the
 // paper's terms: means over seeds with 95% CIs, and the change against UB (the
 // `exponential` strategy on the same scenario, server, client model and feedback,
 // over the same seeds, hence the same arrivals).
@@ -13,6 +13,8 @@ import { ci95HalfWidth, mean } from './statistics.js'
 export interface SimRow extends ResultRow {
   scenario: string
   family: ScenarioFamily
+  /** Time scale k of the run (quota rate ÷ k, times × k); 1 is the paper's. */
+  scale: number
   /** Server model and refill: `token-bucket-continuous`, `token-bucket-stepped`, `leaky-bucket`, … */
   server: string
   clientModel: ClientModel
@@ -41,7 +43,7 @@ export interface SimRow extends ResultRow {
   /** Jain's index over clients' mean response times, mean over seeds. */
   fairnessMean: number
   telemetryMessagesMean: number
-  /** Runs cut off by the virtual-time limit (their figures count what had completed). */
+  /** Runs cut off by the virtual-time limit (their figures count what had completed); any is a miss. */
   incompleteRuns: number
 }
 
@@ -49,7 +51,7 @@ export function aggregateRows(spec: GridSpec, tasks: GridTask[], results: TaskRe
   // Group task results by (scenario, server, client model), seeds in task order.
   const groups = new Map<string, { task: GridTask; results: TaskResult[] }>()
   tasks.forEach((task, i) => {
-    const key = `${task.scenario}|${task.server}|${task.clientModel}`
+    const key = `${task.scenario}|${task.scale}|${task.server}|${task.clientModel}`
     let group = groups.get(key)
     if (!group) groups.set(key, (group = { task, results: [] }))
     group.results.push(results[i]!)
@@ -73,6 +75,7 @@ export function aggregateRows(spec: GridSpec, tasks: GridTask[], results: TaskRe
         rows.push({
           scenario: scenario.name,
           family: scenario.family,
+          scale: task.scale,
           server: seeds[0]!.serverName,
           clientModel: spec.clientModels[task.clientModel]!,
           clients: scenario.clients,

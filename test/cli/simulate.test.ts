@@ -45,8 +45,21 @@ describe('polite-fetch simulate', () => {
     const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { printed += String(chunk); return true })
     expect(await run([...small, '--workers', '1'])).toBe(0)
     out.mockRestore()
-    expect(printed.split('\n')[0]).toMatch(/^scenario\s+server\s+feedback/)
-    expect(printed).toContain('synthetic-5c-300  token-bucket-stepped  status-only  paper   atb')
+    expect(printed.split('\n')[0]).toMatch(/^scenario\s+k\s+server\s+feedback/)
+    expect(printed).toContain('synthetic-5c-300  1  token-bucket-stepped  status-only  paper   atb')
+  })
+
+  it('runs every cell at each --scale, and every row carries its scale', async () => {
+    const json = join(dir, 'scaled.json')
+    expect(await run([...small, '--workers', '1', '--scale', '0.1,10', '--json', json])).toBe(0)
+    const parsed = JSON.parse(await readFile(json, 'utf8'))
+    expect(parsed.grid.scales).toEqual([0.1, 10])
+    const rows = parsed.rows as Array<{ scale: number; strategy: string; oracleCompletionMsMean: number; incompleteRuns: number }>
+    expect(rows.map((r) => [r.scale, r.strategy])).toEqual([[0.1, 'exponential'], [0.1, 'atb'], [10, 'exponential'], [10, 'atb']])
+    // Same arrivals, stretched: the oracle's completion grows by the ratio of the scales.
+    expect(rows[2]!.oracleCompletionMsMean / rows[0]!.oracleCompletionMsMean).toBeCloseTo(100, 0)
+    expect(await run([...small, '--scale', '0'])).toBe(1)
+    expect(await run([...small, '--scale', 'fast'])).toBe(1)
   })
 
   it('rejects unknown names and flags, in grid and live mode', async () => {

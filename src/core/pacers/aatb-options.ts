@@ -1,5 +1,6 @@
 // Options of the default AATB, with their defaults in one place.
-import type { AtbOptions } from './atb-options.js'
+import { checkKnownOptions, optionError } from './option-error.js'
+import type { AtbOptions, OptionNote } from './atb-options.js'
 
 export interface AatbOptions {
   /** Options of the inner default ATB, which does all pacing when no aggregate applies. */
@@ -67,13 +68,35 @@ export const AATB_DEFAULTS: ResolvedAatbOptions = {
   shareMargin: 0.97,
 }
 
-/** Merge options over the defaults; values that make no sense fall back to the default. */
+/** What stands behind each default (docs/algorithms.md's options table). All still absolute: see "Scale". */
+export const AATB_OPTION_NOTES: Record<Exclude<keyof AatbOptions, 'atb'>, OptionNote> = {
+  reportWindowMs: { scale: 'absolute', measured: 'the aggregator\'s window; telemetry costs 0.12–2.1 messages per request at it' },
+  throttleReportIntervalMs: { scale: 'absolute', measured: 'an early report after a 429, at most this often' },
+  idleAfterMs: { scale: 'absolute', measured: 'no measurement of its own' },
+  aggregateTtlMs: { scale: 'absolute', measured: 'no measurement of its own' },
+  congestionHoldMs: { scale: 'absolute', measured: 'a 60 s hold let an overloaded fleet probe again and pay about one 429 per lane' },
+  maxAggregatePauseMs: { scale: 'absolute', measured: 'must exceed a real fair spacing (100 clients on 80/min: 75 s); 10 s let each send 10 × the quota' },
+  confirmWindowMs: { scale: 'absolute', measured: 'no measurement of its own' },
+  maxConfirmedPauseMs: { scale: 'absolute', measured: 'as maxAggregatePauseMs, once a local 429 confirms the congestion' },
+  busyFraction: { scale: 'none', measured: 'stepped refill: 5-client fleets stopped keeping to their shares after 300 s (10–15 429s a run)' },
+  idleFraction: { scale: 'none', measured: '0.3 left the sliding-window real-trace runs at 1.15–1.16 × UB; 0.5 at 1.115–1.125 ×' },
+  shareMargin: { scale: 'none', measured: 'a fleet at exactly Q drains a stepped quota just before each step (a 429 per lane)' },
+}
+
+/**
+ * Merge options over the defaults. An unknown option or a value that is not a finite number ≥ 0
+ * throws a TypeError naming the option; the inner `atb` options are checked by `atb`'s rules.
+ */
 export function resolveAatbOptions(options: AatbOptions = {}): ResolvedAatbOptions {
   const o: ResolvedAatbOptions = { ...AATB_DEFAULTS, atb: options.atb ?? {} }
+  checkKnownOptions('aatb', options, Object.keys(AATB_DEFAULTS))
+  if (options.atb !== undefined && (options.atb === null || typeof options.atb !== 'object')) throw optionError('aatb', 'atb', 'an object of atb options', options.atb)
   for (const key of Object.keys(AATB_DEFAULTS) as (keyof AatbOptions)[]) {
     if (key === 'atb') continue
     const value = options[key]
-    if (typeof value === 'number' && value >= 0 && !Number.isNaN(value)) o[key] = value
+    if (value === undefined) continue
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw optionError('aatb', key, 'a finite number ≥ 0', value)
+    o[key] = value
   }
   if (o.maxConfirmedPauseMs < o.maxAggregatePauseMs) o.maxConfirmedPauseMs = o.maxAggregatePauseMs
   return o

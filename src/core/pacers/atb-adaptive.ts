@@ -22,6 +22,7 @@ import {
   hasLiveHint,
   MAX_GUIDANCE_AHEAD_MS,
   noteSent,
+  resetPaceDelayMs,
   spreadDelayMs,
   type QuotaGuidance,
 } from './atb-quota.js'
@@ -36,6 +37,18 @@ const LOG_ENTRIES = 256
 const SEND_LOG_ENTRIES = 64
 /** Around a burst start the rate is searched by halving (as TCP halves its window on a loss). */
 const BURST_HALVING = 0.5
+/** The window of the quota the options were measured on (the paper's: 100 per 75 s). */
+const MEASURED_WINDOW_MS = 75_000
+/**
+ * A lane never admitted (a lone call meeting 429s, or one of many that all found the quota
+ * empty from their first attempt) searches for the quota's time scale as exponential backoff
+ * does: about a second first, then doubling, so F failures cost about 2^F seconds at any scale
+ * (×1/8 per 429 made a lone call's third try wait 2 minutes). A lane admitted before, still
+ * without two successes to measure, keeps the steeper cold back-off (coldBackoffFactor): its
+ * 429s say that others spend the quota it was getting.
+ */
+const NEVER_ADMITTED_RATE_FACTOR = 2
+const NEVER_ADMITTED_BACKOFF = 0.5
 
 /** The default ATB pacer, with the one input AATB gives it beyond the Pacer seam. */
 export interface AtbLanePacer extends Pacer {
@@ -135,7 +148,7 @@ class AtbPacer implements AtbLanePacer {
   }
 
   private admitted(now: number, since: number): number {
-    return this.outcomes().admittedPerSecond(now, this.o.windowMs, since, this.o.minSpanMs, this.o.minSamples)
+    return this.outcomes().admittedPerSecond(now, this.scaled(this.o.windowMs), since, this.scaled(this.o.minSpanMs), this.o.minSamples)
   }
 
   /**
@@ -145,7 +158,7 @@ class AtbPacer implements AtbLanePacer {
    * waits tens of seconds for its retry.
    */
   private hasEvidence(now: number, since: number): boolean {
-    const span = Math.max(this.o.minSpanMs, now - since)
+    const span = Math.max(this.scaled(this.o.minSpanMs), now - since)
     return this.outcomes().counts(now, span).admitted >= this.o.minEvidence
   }
 
@@ -153,7 +166,7 @@ class AtbPacer implements AtbLanePacer {
   private ceiling(now: number): number {
     const o = this.o
     const admitted = this.admitted(now, this.createdAt)
-    return Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, o.rateMargin * Math.max(admitted, this.shareEstimate)))
+    return Math.min(o.maxRatePerSecond, Math.max(this.minRate(), o.rateMargin * Math.max(admitted, this.shareEstimate)))
   }
 
   /**
@@ -168,7 +181,7 @@ class AtbPacer implements AtbLanePacer {
     const sinceCutMs = now - this.lastCongestionAt
     const steady = this.steadyPlateau(now, sinceCutMs)
     const band = steady ? o.steadyPlateauBand : o.plateauBand
-    const plateauMs = steady ? o.steadyPlateauMs : this.lumpCut() ? Math.max(o.plateauMs, o.lumpPlateauMs) : o.plateauMs
+    const plateauMs = this.scaled(steady ? o.steadyPlateauMs : this.lumpCut() ? Math.max(o.plateauMs, o.lumpPlateauMs) : o.plateauMs)
     return sinceCutMs < plateauMs && Math.abs(this.rate - reference) < band * reference
   }
 
@@ -180,7 +193,7 @@ class AtbPacer implements AtbLanePacer {
    * empties it early: on a stepped bucket every busy lane met one 429 per step that way.
    */
   private lumpCut(): boolean {
-    return Number.isFinite(this.cutRetryAfterMs) && this.cutRetryAfterMs > this.o.steadyRetryAfterMs
+    return Number.isFinite(this.cutRetryAfterMs) && this.cutRetryAfterMs > this.scaled(this.o.steadyRetryAfterMs)
   }
 
   /**
@@ -194,7 +207,7 @@ class AtbPacer implements AtbLanePacer {
    */
   private steadyPlateau(now: number, sinceCutMs: number): boolean {
     const o = this.o
-    if (o.steadyPlateauMs <= o.plateauMs || sinceCutMs >= o.steadyPlateauMs) return false
+    if (o.steadyPlateauMs <= o.plateauMs || sinceCutMs >= this.scaled(o.steadyPlateauMs)) return false
     return this.steadyLane(now, o.steadySuccesses)
   }
 
@@ -205,9 +218,9 @@ class AtbPacer implements AtbLanePacer {
    */
   private steadyLane(now: number, successes: number): boolean {
     const o = this.o
-    if (!(this.cutRetryAfterMs <= o.steadyRetryAfterMs)) return false
+    if (!(this.cutRetryAfterMs <= this.scaled(o.steadyRetryAfterMs))) return false
     if (this.guidance !== undefined && hasLiveHint(this.guidance, now)) return false
-    return this.outcomes().counts(now, o.steadyWindowMs).admitted >= successes
+    return this.outcomes().counts(now, this.scaled(o.steadyWindowMs)).admitted >= successes
   }
 
   /**
@@ -221,18 +234,42 @@ class AtbPacer implements AtbLanePacer {
    */
   private growthRate(now: number): number {
     const o = this.o
-    if (this.onPlateau(now)) return o.growthPerSecond * o.plateauGrowthFactor
+    if (this.onPlateau(now)) return this.growthPerSecond() * o.plateauGrowthFactor
     if (o.steadyGrowthDoublingMs > 0 && o.steadyPlateauMs > o.plateauMs) {
-      const pastPlateauMs = now - this.lastCongestionAt - o.steadyPlateauMs
+      const pastPlateauMs = now - this.lastCongestionAt - this.scaled(o.steadyPlateauMs)
       if (pastPlateauMs > 0 && this.steadyLane(now, Math.max(o.steadySuccesses, o.steadyGrowthSuccesses))) {
-        return o.growthPerSecond * Math.min(o.steadyMaxGrowthFactor, 2 ** (pastPlateauMs / o.steadyGrowthDoublingMs))
+        return this.growthPerSecond() * Math.min(o.steadyMaxGrowthFactor, 2 ** (pastPlateauMs / this.scaled(o.steadyGrowthDoublingMs)))
       }
     }
-    return o.growthPerSecond
+    return this.growthPerSecond()
+  }
+
+  /**
+   * The lane's time scale: the window its quota announced (RateLimit-Policy) over the 75 s window
+   * of the paper's quota (100 per 75 s), at which every duration and rate of the options was
+   * measured; 1 while no window is known (status-only and Retry-After, whose scale the lane
+   * cannot read: the open problem of docs/algorithms.md, "Scale").
+   */
+  private scale(): number {
+    const windowMs = this.guidance?.windowMs
+    return windowMs === undefined ? 1 : windowMs / MEASURED_WINDOW_MS
+  }
+
+  /** A duration of the options, on the lane's time scale. */
+  private scaled(ms: number): number {
+    return ms * this.scale()
+  }
+
+  private growthPerSecond(): number {
+    return this.o.growthPerSecond / this.scale()
+  }
+
+  private minRate(): number {
+    return this.o.minRatePerSecond / this.scale()
   }
 
   private calm(now: number): boolean {
-    return this.congested && now - this.lastCongestionAt >= this.o.calmAfterMs
+    return this.congested && now - this.lastCongestionAt >= this.scaled(this.o.calmAfterMs)
   }
 
   private becomeCalm(): void {
@@ -265,14 +302,16 @@ class AtbPacer implements AtbLanePacer {
         this.slowStartStepAt = now
       } else if (measured) {
         // Start from what got through, and at most a fraction of what was sent.
-        const spanMs = Math.max(o.minSpanMs, Math.min(o.windowMs, now - this.createdAt))
+        const spanMs = Math.max(this.scaled(o.minSpanMs), Math.min(this.scaled(o.windowMs), now - this.createdAt))
         const sent = this.outcomes().counts(now, spanMs)
         const attempted = (sent.admitted + sent.rejected) / (spanMs / 1000)
         next = Math.min(o.fallbackFactor * this.admitted(now, since), o.firstCutFactor * attempted)
       } else {
         // Cold start: nothing to measure a share from. Pace like UB's first step (its
         // first retry waits U(0.1 s, 1 s)), not at a rate invented from one data point.
-        next = o.coldStartRatePerSecond
+        // A lane never admitted at all has no evidence that anyone else competes for the
+        // quota: its first spacing is UB's whole first step.
+        next = this.neverAdmitted() ? NEVER_ADMITTED_RATE_FACTOR * o.coldStartRatePerSecond : o.coldStartRatePerSecond
       }
       this.congestedSince = now
     } else if (this.slowStart) {
@@ -287,7 +326,7 @@ class AtbPacer implements AtbLanePacer {
         // The burst's capacity is not refilled yet: halve, and keep starting slowly.
         next = this.rate * BURST_HALVING
       }
-    } else if (measured && now - this.slowStartEndedAt < o.minSpanMs) {
+    } else if (measured && now - this.slowStartEndedAt < this.scaled(o.minSpanMs)) {
       // Just out of slow start: the admitted rate is averaged over a span mostly spent on the
       // ramp, far below the rate found. Halve towards it instead.
       next = Math.max(this.rate * BURST_HALVING, o.fallbackFactor * this.admitted(now, since))
@@ -307,9 +346,9 @@ class AtbPacer implements AtbLanePacer {
       // (×1/8: the next retry about 16 s later) until successes give the lane something to
       // measure. In the simulator a UB-like halving cost a 100-client fleet twice the extra
       // 429s of this, and ×1/4 half again as many.
-      next = this.rate * o.coldBackoffFactor
+      next = this.rate * (this.neverAdmitted() ? NEVER_ADMITTED_BACKOFF : o.coldBackoffFactor)
     }
-    this.rate = Math.min(o.maxRatePerSecond, Math.max(o.minRatePerSecond, next))
+    this.rate = Math.min(o.maxRatePerSecond, Math.max(this.minRate(), next))
     this.shareEstimate = this.rate
     this.congested = true
     this.lastCongestionAt = now
@@ -332,6 +371,11 @@ class AtbPacer implements AtbLanePacer {
     this.echoesToIgnore = Math.max(0, this.inFlight)
   }
 
+  /** Whether no attempt of this lane was ever admitted (in its log). */
+  private neverAdmitted(): boolean {
+    return this.outcomes().lastAdmittedAt() === undefined
+  }
+
   /** Whether a Retry-After gate is closed at `now`. */
   private gateOpensAfter(now: number): boolean {
     return this.guidance !== undefined && this.guidance.retryAt > now
@@ -345,7 +389,9 @@ class AtbPacer implements AtbLanePacer {
     if (guidance !== undefined) {
       const gate = o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
       if (gate > 0) return Math.ceil(gate)
-      if (hasLiveHint(guidance, now)) spread = spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
+      spread = hasLiveHint(guidance, now)
+        ? spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
+        : resetPaceDelayMs(guidance, now, units, this.lastSendAt)
     }
     if (!this.congested || this.calm(now)) return Math.ceil(spread)
     const need = Math.min(units, o.burstUnits)
@@ -386,9 +432,9 @@ class AtbPacer implements AtbLanePacer {
   onResult(now: number, signal: Signal): void {
     this.inFlight = Math.max(0, this.inFlight - 1)
     if (this.o.honourRetryAfter) {
-      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal)
+      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal, this.inFlight)
     } else if (signal.remaining !== undefined) {
-      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined })
+      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined }, this.inFlight)
     }
     if (signal.kind === 'ok') {
       this.outcomes().add(now, true)
@@ -402,11 +448,11 @@ class AtbPacer implements AtbLanePacer {
     } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
       this.outcomes().add(now, false)
       if (this.calm(now)) this.becomeCalm()
-      // A 429 that a continuously refilling quota explains (nothing left) is the quota
-      // pacing's business: it knows the rate and reads the fleet. Any other 429 (units left,
-      // or a window or stepped quota whose count says little between refills) is evidence
-      // for status-only inference.
-      if (!(explainedByQuota(signal) && this.guidance?.continuous === true)) this.congestionEvent(now, signal)
+      // A 429 that an announced quota explains (nothing left) is the quota pacing's business:
+      // it knows the rate, the reset and reads the fleet. Only a 429 with units left (another
+      // limit) is evidence for status-only inference. (Stepped quotas were once left to the
+      // inference too: with RateLimit headers that took 1.16–1.38 × the oracle at k = 1.)
+      if (!explainedByQuota(signal)) this.congestionEvent(now, signal)
     }
     // 'error': a transport failure says nothing about the quota.
   }
@@ -426,10 +472,10 @@ class AtbPacer implements AtbLanePacer {
       // spacings later mostly buys another 429. Such a lane spaces its retries harder, in
       // proportion to the 429s it met lately (a lane that meets one now and then, as on a
       // continuously refilled quota, keeps the plain backoff).
-      const rejected = this.outcomes().counts(now, o.dryLaneWindowMs).rejected
+      const rejected = this.outcomes().counts(now, this.scaled(o.dryLaneWindowMs)).rejected
       const dryFactor = Math.min(o.dryLaneMaxBackoffFactor, Math.max(1, rejected / o.dryLaneThrottles))
       const factor = o.retryBackoffFactor * dryFactor
-      delay = Math.min(o.maxRetryBackoffMs, (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
+      delay = Math.min(this.scaled(o.maxRetryBackoffMs), (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
     }
     if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {
       delay = Math.max(delay, Math.min(signal.retryAt - now, MAX_GUIDANCE_AHEAD_MS))

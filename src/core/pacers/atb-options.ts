@@ -1,4 +1,5 @@
 // Options of the default ATB, with their defaults in one place.
+import { checkKnownOptions, optionError } from './option-error.js'
 
 export interface AtbOptions {
   /** Window over which the admitted (successful) rate is measured. Default 60 000 ms. */
@@ -156,51 +157,108 @@ export const ATB_DEFAULTS: ResolvedAtbOptions = {
   honourRetryAfter: true,
 }
 
-/** Merge options over the defaults; values that make no sense fall back to the default. */
+/** How an option's value meets the quota's time scale. */
+export type OptionScale =
+  /** A duration or rate run on the announced window (RateLimit-Policy); as given without one. */
+  | 'window'
+  /** A count or a factor: the same at every scale. */
+  | 'none'
+  /** An absolute duration or rate, listed as an exemption. */
+  | 'absolute'
+
+/** What stands behind an option's default: for the table `npm run results` writes into docs/algorithms.md. */
+export interface OptionNote {
+  scale: OptionScale
+  /** The measurement (or the lack of one) behind the default, one sentence. */
+  measured: string
+}
+
+const FITTED = 'fitted with the rest at the paper scale (k = 1); no measurement of its own'
+
+export const ATB_OPTION_NOTES: Record<keyof AtbOptions, OptionNote> = {
+  windowMs: { scale: 'window', measured: FITTED },
+  minSpanMs: { scale: 'window', measured: 'one early success read over less reads as a high rate (a lane waited tens of seconds for its retry)' },
+  minSamples: { scale: 'none', measured: 'a slow lane (one success a minute) read 0 or 1 successes in a fixed window' },
+  rateMargin: { scale: 'none', measured: 'findings 5: a rate capped at 1.5 × the own success rate fixed most of the paper ATB\'s bursts' },
+  growthPerSecond: { scale: 'window', measured: 'the largest single cause of 429s off the paper scale (k = 0.1 and 60, all other options scaled)' },
+  fallbackFactor: { scale: 'none', measured: FITTED },
+  maxCutFactor: { scale: 'none', measured: FITTED },
+  retryBackoffFactor: { scale: 'none', measured: FITTED },
+  maxRetryBackoffMs: { scale: 'window', measured: 'unscaled at k = 0.1 it alone takes status-only runs from 1.10 to 1.71 × the oracle' },
+  dryLaneThrottles: { scale: 'none', measured: 'stepped bucket: a lane meeting 429s finds the quota dry until its next step' },
+  dryLaneWindowMs: { scale: 'window', measured: FITTED },
+  dryLaneMaxBackoffFactor: { scale: 'none', measured: FITTED },
+  firstCutFactor: { scale: 'none', measured: FITTED },
+  jitterFirstCut: { scale: 'none', measured: 'the fleet\'s first cuts come together; a uniform share of a spacing spreads their retries' },
+  plateauBand: { scale: 'none', measured: FITTED },
+  plateauGrowthFactor: { scale: 'none', measured: FITTED },
+  plateauMs: { scale: 'window', measured: 'unscaled at k = 0.1 it costs status-only runs 1.10 → 1.28 × the oracle' },
+  steadyPlateauMs: { scale: 'window', measured: '20 sequential clients over 1.6 × the quota paid about 65 probing 429s a run without it' },
+  steadyPlateauBand: { scale: 'none', measured: FITTED },
+  steadyRetryAfterMs: { scale: 'window', measured: 'a continuous bucket answers Retry-After: 1 (whole seconds); a stepped one up to its step' },
+  steadySuccesses: { scale: 'none', measured: 'a long plateau for light lanes took 100 light clients to 1.27 × UB\'s time' },
+  steadyWindowMs: { scale: 'window', measured: FITTED },
+  steadyProbeCutFactor: { scale: 'none', measured: FITTED },
+  steadyGrowthDoublingMs: { scale: 'window', measured: 'at a constant 2%/s the last of 5 clients over 700 requests took 1.16 × UB\'s time' },
+  steadyMaxGrowthFactor: { scale: 'none', measured: FITTED },
+  steadyGrowthSuccesses: { scale: 'none', measured: 'with the plain busy test, 20 light clients\' faster probes cost 429s' },
+  lumpPlateauMs: { scale: 'window', measured: 'on a stepped bucket every busy lane met one 429 per step with the plain plateau' },
+  minEvidence: { scale: 'none', measured: 'one success over the minimum span read as 0.1/s and held a retry for tens of seconds' },
+  coldStartRatePerSecond: { scale: 'absolute', measured: 'exemption: a lane with no evidence starts at exponential backoff\'s first step (about a second), then doubles while never admitted, which finds any scale in log2(k) tries' },
+  coldBackoffFactor: { scale: 'none', measured: 'a UB-like halving cost a 100-client fleet twice the extra 429s of ×1/8 (lanes admitted before only)' },
+  burstStartGrowth: { scale: 'none', measured: 'TCP\'s slow start: a burst\'s first 429 measures capacity, not rate' },
+  minRatePerSecond: { scale: 'window', measured: 'unscaled at k = 60 the floor alone brings 123 → 596 429s (27 clients)' },
+  maxRatePerSecond: { scale: 'window', measured: 'no ceiling by default (the user\'s bound)' },
+  burstUnits: { scale: 'none', measured: FITTED },
+  usingRateSlack: { scale: 'none', measured: FITTED },
+  paceWindowMs: { scale: 'absolute', measured: 'only without a policy (X-RateLimit-*): the pace set against remaining/reset; ' + FITTED },
+  calmAfterMs: { scale: 'window', measured: 'unscaled at k = 60 a lane turns calm between its own sends: 123 → 269 429s' },
+  honourRetryAfter: { scale: 'none', measured: 'the server\'s word: never send before its Retry-After' },
+}
+
+/** Options that may be 0 (a feature switched off, or no minimum); the others must be above 0. */
+const ZERO_ALLOWED = new Set<keyof AtbOptions>([
+  'minSpanMs',
+  'minSamples',
+  'growthPerSecond',
+  'plateauBand',
+  'plateauGrowthFactor',
+  'plateauMs',
+  'steadyPlateauMs',
+  'steadyPlateauBand',
+  'steadyRetryAfterMs',
+  'steadySuccesses',
+  'steadyGrowthDoublingMs',
+  'steadyGrowthSuccesses',
+  'lumpPlateauMs',
+  'retryBackoffFactor',
+  'maxRetryBackoffMs',
+  'minEvidence',
+])
+const BOOLEAN_OPTIONS = new Set<keyof AtbOptions>(['honourRetryAfter', 'jitterFirstCut'])
+
+/**
+ * Merge options over the defaults. An unknown option, or a value that makes no sense (not a
+ * number, NaN, negative, 0 where 0 means nothing, a rate ceiling below the floor), throws a
+ * TypeError naming the option, as `createClient` does for its own.
+ */
 export function resolveAtbOptions(options: AtbOptions = {}): ResolvedAtbOptions {
   const o: ResolvedAtbOptions = { ...ATB_DEFAULTS }
-  const positive = (key: Exclude<keyof AtbOptions, 'honourRetryAfter' | 'jitterFirstCut'>, allowZero = false): void => {
-    const value = options[key]
-    if (typeof value === 'number' && !Number.isNaN(value) && (value > 0 || (allowZero && value === 0))) o[key] = value
+  checkKnownOptions('atb', options, Object.keys(ATB_DEFAULTS))
+  const target = o as unknown as Record<string, number | boolean>
+  for (const [key, value] of Object.entries(options) as Array<[keyof AtbOptions, unknown]>) {
+    if (value === undefined) continue
+    if (BOOLEAN_OPTIONS.has(key)) {
+      if (typeof value !== 'boolean') throw optionError('atb', key, 'a boolean', value)
+    } else {
+      const zero = ZERO_ALLOWED.has(key)
+      const finite = key === 'maxRatePerSecond' ? !Number.isNaN(value) : Number.isFinite(value)
+      if (typeof value !== 'number' || !finite || value < 0 || (value === 0 && !zero)) {
+        throw optionError('atb', key, zero ? 'a finite number ≥ 0' : 'a number > 0', value)
+      }
+    }
+    target[key] = value as number | boolean
   }
-  positive('windowMs')
-  positive('minSpanMs', true)
-  positive('minSamples', true)
-  positive('rateMargin')
-  positive('growthPerSecond', true)
-  positive('fallbackFactor')
-  positive('maxCutFactor')
-  positive('firstCutFactor')
-  positive('plateauBand', true)
-  positive('plateauGrowthFactor', true)
-  positive('plateauMs', true)
-  positive('steadyPlateauMs', true)
-  positive('steadyPlateauBand', true)
-  positive('steadyRetryAfterMs', true)
-  positive('steadySuccesses', true)
-  positive('steadyWindowMs')
-  positive('steadyProbeCutFactor')
-  positive('steadyGrowthDoublingMs', true)
-  positive('steadyMaxGrowthFactor')
-  positive('steadyGrowthSuccesses', true)
-  positive('lumpPlateauMs', true)
-  positive('retryBackoffFactor', true)
-  positive('maxRetryBackoffMs', true)
-  positive('dryLaneThrottles')
-  positive('dryLaneWindowMs')
-  positive('dryLaneMaxBackoffFactor')
-  positive('minEvidence', true)
-  positive('coldStartRatePerSecond')
-  positive('coldBackoffFactor')
-  positive('burstStartGrowth')
-  positive('minRatePerSecond')
-  positive('maxRatePerSecond')
-  positive('burstUnits')
-  positive('usingRateSlack')
-  positive('paceWindowMs')
-  positive('calmAfterMs')
-  if (typeof options.honourRetryAfter === 'boolean') o.honourRetryAfter = options.honourRetryAfter
-  if (typeof options.jitterFirstCut === 'boolean') o.jitterFirstCut = options.jitterFirstCut
-  if (o.maxRatePerSecond < o.minRatePerSecond) o.maxRatePerSecond = o.minRatePerSecond
+  if (o.maxRatePerSecond < o.minRatePerSecond) throw optionError('atb', 'maxRatePerSecond', `at least minRatePerSecond (${o.minRatePerSecond})`, o.maxRatePerSecond)
   return o
 }

@@ -26,6 +26,8 @@ export interface QuotaGuidance {
    * announces a later reset, and between refills nothing comes back.
    */
   continuous: boolean
+  /** Whether a hint could tell how the quota refills (a reset beyond the headers' one-second resolution). */
+  refillKnown?: boolean
   /**
    * Whether a hint announced a reset more than one window away while at least half the quota
    * was left: a sliding window, whose counted units fade out over the following window (see
@@ -37,6 +39,8 @@ export interface QuotaGuidance {
   farResetAt?: number
   /** The announced policy's window (ms); undefined when none. */
   windowMs?: number
+  /** The announced policy's quota (units per window); undefined when none. */
+  quota?: number
 }
 
 export function emptyGuidance(): QuotaGuidance {
@@ -44,8 +48,28 @@ export function emptyGuidance(): QuotaGuidance {
 }
 
 /**
- * The fleet's spending is averaged over the hints of about this long; a slow lane (one send
- * a minute) reads it between its last two hints, however far apart, up to MAX_SAMPLE_AGE_MS.
+ * Every duration of the quota pacing is a fraction of the window the server announced
+ * (RateLimit-Policy `w`), written below as its value at the window the rules were measured at:
+ * 100 units per 75 s, the paper's bucket of 100 refilling 80 per minute. A quota of 3 per second
+ * is then read over 0.4 s and one of 80 per hour over 45 minutes, as the paper's is over 30 s:
+ * the same rules at every scale (the scale grid, `simulate --scale`).
+ */
+const MEASURED_WINDOW_MS = 75_000
+/** A duration measured at MEASURED_WINDOW_MS, on the window the lane's quota announced. */
+function onWindow(guidance: QuotaGuidance, measuredMs: number): number {
+  const windowMs = guidance.windowMs
+  return windowMs === undefined ? measuredMs : (measuredMs * windowMs) / MEASURED_WINDOW_MS
+}
+/** A unit count measured on the 100-unit quota, on the quota the lane's policy announced. */
+function onQuota(guidance: QuotaGuidance, measuredUnits: number): number {
+  const quota = guidance.quota
+  return quota === undefined ? measuredUnits : (measuredUnits * quota) / MEASURED_QUOTA_UNITS
+}
+const MEASURED_QUOTA_UNITS = 100
+/**
+ * The fleet's spending is averaged over the hints of about this long (0.4 windows); a slow lane
+ * (one send a minute) reads it between its last two hints, however far apart, up to
+ * MAX_SAMPLE_AGE_MS (4 windows).
  */
 const SAMPLE_WINDOW_MS = 30_000
 const MAX_SAMPLE_AGE_MS = 300_000
@@ -71,6 +95,8 @@ const SPEND_HORIZON_MS = 30_000
  * the oracle's time, 3 brings back 429s (real-trace-800: 43 against 13 allowed).
  */
 const SLIDING_RESERVE_UNITS = 6
+/** Resets come in whole seconds (RateLimit `t`, Retry-After): an exemption, the header's resolution. */
+const RESET_RESOLUTION_S = 1
 /** Whole-second resets, read at whole-ms times: two of them a window apart differ by it ± this. */
 const RESET_STEP_SLACK_MS = 1_500
 
@@ -99,8 +125,13 @@ function plausibleFuture(at: number | undefined, now: number): at is number {
   return at !== undefined && Number.isFinite(at) && at > now && at - now <= MAX_GUIDANCE_AHEAD_MS
 }
 
-/** Take in what a response said. Malformed or implausible values are ignored. */
-export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Signal): void {
+/**
+ * Take in what a response said. Malformed or implausible values are ignored.
+ * `unitsInFlight` are the lane's other attempts still unanswered: the count may have been taken
+ * before they arrived, so they stay counted against it (a lane that sends its next call while
+ * the previous answer is on its way must not spend the same unit twice).
+ */
+export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Signal, unitsInFlight = 0): void {
   if (plausibleFuture(signal.retryAt, now)) guidance.retryAt = Math.max(guidance.retryAt, signal.retryAt)
   const { remaining, resetAt } = signal
   if (remaining !== undefined && Number.isFinite(remaining) && remaining >= 0) {
@@ -109,10 +140,11 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     // inert (hasLiveHint is false) until a response brings a reset.
     guidance.resetAt = plausibleFuture(resetAt, now) ? resetAt : undefined
     guidance.hintAt = now
-    guidance.sentSinceHint = 0
+    guidance.sentSinceHint = Math.max(0, unitsInFlight)
     const policy = quotaHintOf(signal)
     guidance.quotaPerSecond = policy ? (policy.quota / policy.windowMs) * 1000 : undefined
     guidance.windowMs = policy?.windowMs
+    guidance.quota = policy?.quota
     if (policy && guidance.resetAt !== undefined) {
       // Whole-second resets and whole-unit counts: allow a second's refill and a unit of slack.
       const perSecond = guidance.quotaPerSecond as number
@@ -137,13 +169,18 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
         if (previous !== undefined && Math.abs(guidance.resetAt - previous - policy.windowMs) <= RESET_STEP_SLACK_MS) guidance.sliding = true
         guidance.farResetAt = guidance.resetAt
       }
-      guidance.continuous = guidance.sliding || Math.abs(resetS - refillS) <= 1 + 1 / perSecond
+      // A reset within one second (the header's resolution) says nothing about the refill: a
+      // 3-per-second bucket and a 1 s window both announce 1 s. The lane keeps what it knew.
+      if (resetS > RESET_RESOLUTION_S || guidance.sliding) {
+        guidance.continuous = guidance.sliding || Math.abs(resetS - refillS) <= RESET_RESOLUTION_S + 1 / perSecond
+        guidance.refillKnown = true
+      }
     } else {
       guidance.continuous = false
     }
     const samples = guidance.samples
     samples.push([now, remaining, guidance.sentTotal])
-    while (samples.length > MAX_SAMPLES || (samples.length > 1 && (samples[1] as [number, number, number])[0] <= now - SAMPLE_WINDOW_MS)) {
+    while (samples.length > MAX_SAMPLES || (samples.length > 1 && (samples[1] as [number, number, number])[0] <= now - onWindow(guidance, SAMPLE_WINDOW_MS))) {
       samples.shift()
     }
   }
@@ -171,14 +208,33 @@ export function gateDelayMs(guidance: QuotaGuidance, now: number, cost: number):
     const left = (guidance.remaining as number) - guidance.sentSinceHint
     if (left <= 0 || left < cost) {
       // A known refill rate brings the missing units long before a token bucket is full
-      // again (its reset): wait for them, not for the reset.
-      const refillAt = guidance.quotaPerSecond === undefined
+      // again (its reset): wait for them, not for the reset. Not while no hint could tell how
+      // the quota refills (every reset within the headers' resolution): a 1 s window gives
+      // nothing back before its reset.
+      const refillAt = guidance.quotaPerSecond === undefined || !guidance.refillKnown
         ? Infinity
         : (guidance.hintAt as number) + ((cost - left) / guidance.quotaPerSecond) * 1000
       until = Math.max(until, Math.min(guidance.resetAt as number, refillAt))
     }
   }
   return Math.max(0, until - now)
+}
+
+/**
+ * No herd at a reset. A hint runs out at its reset, and the lane, whose queued calls waited for
+ * it, learns what the reset brought only from the answers to what it sends next. Until one comes
+ * back, within the window the reset opened, it spends at the announced rate (quota ÷ window:
+ * every lane keeping to it spends no more than the window holds), never its whole backlog at
+ * once: a queue of 9 released into a window of 3 is 6 429s (the issue's ky burst: 18 429s for
+ * 12 calls, 9 of them at the resets). A fresh hint takes over as soon as an answer brings one.
+ */
+export function resetPaceDelayMs(guidance: QuotaGuidance, now: number, cost: number, lastSendAt: number | undefined): number {
+  const perSecond = guidance.quotaPerSecond
+  const resetAt = guidance.resetAt
+  const windowMs = guidance.windowMs
+  if (perSecond === undefined || resetAt === undefined || windowMs === undefined || lastSendAt === undefined) return 0
+  if (resetAt > now || now >= resetAt + windowMs) return 0
+  return Math.max(0, lastSendAt + (Math.max(cost, 1) / perSecond) * 1000 - now)
 }
 
 /**
@@ -234,7 +290,7 @@ export function shareDelayMs(
     left = Math.max(0, (guidance.remaining as number) + (refill - othersPerSecond) * ageS) - guidance.sentSinceHint
   }
   let ownPerSecond: number
-  const reserve = guidance.sliding ? SLIDING_RESERVE_UNITS : RESERVE_UNITS
+  const reserve = onQuota(guidance, guidance.sliding ? SLIDING_RESERVE_UNITS : RESERVE_UNITS)
   const target = rate + ((left - reserve) * 1000) / spendHorizonMs(guidance, now, left > reserve)
   if (fleet === undefined) {
     // No reading yet: only the reserve is protected, at the quota's own rate.
@@ -248,10 +304,10 @@ export function shareDelayMs(
   // to read the quota again. When even the aged hint says nothing is left, it comes back
   // later: with 100 lanes sharing 80/min a fair turn is 75 s, and probing every 60 s was
   // the main source of 429s of a 100-client fleet.
-  let capMs = guidance.sliding
+  let capMs = onWindow(guidance, guidance.sliding
     ? left < cost ? MAX_EMPTY_SLIDING_SPACING_MS : MAX_SLIDING_SPACING_MS
-    : left < cost ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS
-  if (fleetShare !== undefined && guidance.continuous && target > 0) capMs = Math.min(capMs, fleetTurnMs(cost, target, fleetShare))
+    : left < cost ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS)
+  if (fleetShare !== undefined && guidance.continuous && target > 0) capMs = Math.min(capMs, fleetTurnMs(guidance, cost, target, fleetShare))
   if (lastSendAt === undefined) return 0
   const spacingMs = ownPerSecond > 0 ? Math.min(capMs, (cost / ownPerSecond) * 1000) : capMs
   return Math.max(0, lastSendAt + spacingMs - now)
@@ -271,8 +327,8 @@ export function shareDelayMs(
  * the floor: 0 → 1.2–1.3 429s a run and 1.02 → 1.07 × the oracle's time; on a sliding-window
  * counter 0 → 9–22 429s).
  */
-function fleetTurnMs(cost: number, target: number, fleetShare: number): number {
-  return Math.max(MIN_FLEET_TURN_MS, (Math.max(cost, 1) * 1000) / (target * fleetShare))
+function fleetTurnMs(guidance: QuotaGuidance, cost: number, target: number, fleetShare: number): number {
+  return Math.max(onWindow(guidance, MIN_FLEET_TURN_MS), (Math.max(cost, 1) * 1000) / (target * fleetShare))
 }
 const MIN_FLEET_TURN_MS = 10_000
 
@@ -287,12 +343,12 @@ const MIN_FLEET_TURN_MS = 10_000
  */
 function spendHorizonMs(guidance: QuotaGuidance, now: number, above: boolean): number {
   const windowMs = guidance.windowMs
-  if (!guidance.sliding) return SPEND_HORIZON_MS
-  if (!above) return SLIDING_RECOVER_HORIZON_MS
-  if (guidance.farResetAt === undefined || windowMs === undefined) return SPEND_HORIZON_MS
+  if (!guidance.sliding) return onWindow(guidance, SPEND_HORIZON_MS)
+  if (!above) return onWindow(guidance, SLIDING_RECOVER_HORIZON_MS)
+  if (guidance.farResetAt === undefined || windowMs === undefined) return onWindow(guidance, SPEND_HORIZON_MS)
   let endAt = guidance.farResetAt - windowMs
   if (endAt <= now) endAt += Math.ceil((now - endAt) / windowMs) * windowMs
-  return Math.min(SPEND_HORIZON_MS, Math.max(MIN_SLIDING_HORIZON_MS, endAt - now))
+  return Math.min(onWindow(guidance, SPEND_HORIZON_MS), Math.max(onWindow(guidance, MIN_SLIDING_HORIZON_MS), endAt - now))
 }
 /**
  * Measured (sliding-window counter, RateLimit headers, 30 seeds): a floor of 5 s instead of 10 s
@@ -323,7 +379,7 @@ function fleetSpending(guidance: QuotaGuidance, now: number): { perSecond: numbe
   if (newest === undefined) return undefined
   // Samples are pruned to the window plus the one just before it: the oldest is the widest span.
   const oldest = samples[0] as [number, number, number]
-  if (newest[0] - oldest[0] < MIN_SAMPLE_SPAN_MS || oldest[0] < now - MAX_SAMPLE_AGE_MS) return undefined
+  if (newest[0] - oldest[0] < onWindow(guidance, MIN_SAMPLE_SPAN_MS) || oldest[0] < now - onWindow(guidance, MAX_SAMPLE_AGE_MS)) return undefined
   const spanS = (newest[0] - oldest[0]) / 1000
   const own = newest[2] - oldest[2]
   // A continuous quota refilled Q·Δt meanwhile. A stepped one refilled nothing unless the

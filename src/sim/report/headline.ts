@@ -60,7 +60,9 @@ export interface HeadlineRow {
   fewerThanAws: boolean | undefined
   /** Telemetry messages per request (AATB). */
   messagesPerRequest: number
-  /** All three checks hold; undefined where no target is set. */
+  /** Runs cut off by the virtual-time limit; any of them makes the row a miss. */
+  incompleteRuns: number
+  /** All three checks hold and every run completed; undefined where no target is set. */
   pass: boolean | undefined
 }
 
@@ -70,7 +72,7 @@ export function evaluateHeadline(
   peer: string | undefined = 'aws-adaptive',
   targetOf: (server: string, feedback: Feedback) => HeadlineTarget | undefined = headlineTarget,
 ): HeadlineRow[] {
-  const key = (r: SimRow) => `${r.scenario}|${r.server}|${r.feedback}|${r.clientModel}`
+  const key = (r: SimRow) => `${r.scenario}|${r.scale ?? 1}|${r.server}|${r.feedback}|${r.clientModel}`
   const peers = new Map(peer === undefined ? [] : rows.filter((r) => r.strategy === peer).map((r) => [key(r), r]))
   return rows
     .filter((r) => r.strategy === strategy)
@@ -86,7 +88,7 @@ export function evaluateHeadline(
           ? r.completionMsMean <= target.completionLimit * r.ubCompletionMsMean
           : r.oracleRatio <= target.completionLimit
       const fewerThanAws = aws === undefined ? undefined : r.throttledMean < aws.throttledMean || (r.throttledMean === 0 && aws.throttledMean === 0)
-      const pass = target ? Boolean(throttledOk && completionOk && fewerThanAws !== false) : undefined
+      const pass = target ? Boolean(throttledOk && completionOk && fewerThanAws !== false && r.incompleteRuns === 0) : undefined
       return {
         scenario: r.scenario,
         server: r.server,
@@ -104,6 +106,7 @@ export function evaluateHeadline(
         completionOk,
         fewerThanAws,
         messagesPerRequest: r.requests > 0 ? r.telemetryMessagesMean / r.requests : 0,
+        incompleteRuns: r.incompleteRuns,
         pass,
       }
     })

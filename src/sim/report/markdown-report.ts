@@ -7,6 +7,7 @@ import type { SimRow } from '../sim-row.js'
 import { strategyLabel } from '../strategies.js'
 import { aatbTarget, evaluateHeadline, type HeadlineRow } from './headline.js'
 import { PAPER_FIGURES, type PaperFigure } from './paper-figures.js'
+import { renderScaleSection, type ScaleSectionOptions } from './scale-report.js'
 
 export interface MarkdownOptions {
   /** The command that produced the report (shown at the top). */
@@ -15,13 +16,17 @@ export interface MarkdownOptions {
   timing?: string
   /** Chart files, relative to the markdown file, with captions. */
   charts?: Array<{ path: string; caption: string }>
+  /** The scale section's rows (default: this grid's rows when they span several scales), charts and commands. */
+  scale?: { rows: readonly SimRow[] } & ScaleSectionOptions
 }
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : `${v > 0 ? '+' : ''}${v.toFixed(1)}%`)
 const num = (v: number | undefined, digits = 1) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits))
 const secs = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : '—')
 
-export function renderMarkdown(spec: GridSpec, rows: readonly SimRow[], options: MarkdownOptions = {}): string {
+export function renderMarkdown(spec: GridSpec, allRows: readonly SimRow[], options: MarkdownOptions = {}): string {
+  // The paper's sections are at the paper's scale; other scales have their own section.
+  const rows = allRows.filter((r) => (r.scale ?? 1) === 1)
   const out: string[] = []
   out.push('# Simulator results', '')
   out.push(
@@ -44,6 +49,8 @@ export function renderMarkdown(spec: GridSpec, rows: readonly SimRow[], options:
   out.push(...headlineSection(rows), '')
   out.push(...aatbSection(rows), '')
   out.push(...fleetViewSection(rows), '')
+  const scale = options.scale ?? { rows: allRows }
+  out.push(...renderScaleSection(scale.rows, scale), '')
   out.push(...paperFormTables(spec, rows), '')
   if (options.charts && options.charts.length > 0) {
     out.push('## Charts', '')

@@ -5,6 +5,15 @@ import { atb } from '../../../src/core/pacers/atb.js'
 import { createAtbPacer } from '../../../src/core/pacers/atb-adaptive.js'
 import { resolveAtbOptions } from '../../../src/core/pacers/atb-options.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
+import { answered } from './pacer-traffic.js'
+import { absorbGuidance, emptyGuidance, type QuotaGuidance } from '../../../src/core/pacers/atb-quota.js'
+
+/** How the lane's quota guidance reads these signals (sliding or not, continuous or not). */
+function classify(signals: Array<[number, Signal]>): QuotaGuidance {
+  const guidance = emptyGuidance()
+  for (const [at, signal] of signals) absorbGuidance(guidance, at, signal)
+  return guidance
+}
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const T0 = 1_700_000_000_000
@@ -22,9 +31,12 @@ describe('atb on a sliding-window counter heard from only when less than half is
     pacer.onResult(T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy })
     // The next window has begun: the reset is now its end plus a window, 75 s later than before.
     pacer.onResult(T0 + 40_000, { ...ok, remaining: 8, resetAt: T0 + 185_000, ...policy })
-    // So a 429 with nothing left is the quota pacing's business, not congestion.
+    // So its count comes back continuously.
     pacer.onResult(T0 + 41_000, empty(T0 + 41_000, T0 + 185_000))
     expect(pacer.ratePerSecond).toBe(Infinity)
+    const read = classify([[T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy }], [T0 + 40_000, { ...ok, remaining: 8, resetAt: T0 + 185_000, ...policy }]])
+    expect(read.sliding).toBe(true)
+    expect(read.continuous).toBe(true)
   })
 
   it('does not take a stepped bucket whose far reset moves on by a step for a sliding window', () => {
@@ -33,7 +45,9 @@ describe('atb on a sliding-window counter heard from only when less than half is
     pacer.onResult(T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy })
     pacer.onResult(T0 + 30_000, { ...ok, remaining: 5, resetAt: T0 + 170_000, ...policy })
     pacer.onResult(T0 + 31_000, empty(T0 + 31_000, T0 + 170_000))
-    expect(pacer.ratePerSecond).toBeLessThan(Infinity)
+    const read = classify([[T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy }], [T0 + 30_000, { ...ok, remaining: 5, resetAt: T0 + 170_000, ...policy }], [T0 + 31_000, empty(T0 + 31_000, T0 + 170_000)]])
+    expect(read.sliding).toBe(false)
+    expect(read.continuous).toBe(false)
   })
 
   it('does not count resets within a window (a fixed window) however far apart', () => {
@@ -42,7 +56,9 @@ describe('atb on a sliding-window counter heard from only when less than half is
     pacer.onResult(T0 + 10_000, { ...ok, remaining: 90, resetAt: T0 + 80_000, ...policy })
     pacer.onResult(T0 + 40_000, { ...ok, remaining: 30, resetAt: T0 + 80_000, ...policy })
     pacer.onResult(T0 + 41_000, empty(T0 + 41_000, T0 + 80_000))
-    expect(pacer.ratePerSecond).toBeLessThan(Infinity)
+    const read = classify([[T0, { ...ok, remaining: 10, resetAt: T0 + 5_000, ...policy }], [T0 + 10_000, { ...ok, remaining: 90, resetAt: T0 + 80_000, ...policy }], [T0 + 40_000, { ...ok, remaining: 30, resetAt: T0 + 80_000, ...policy }], [T0 + 41_000, empty(T0 + 41_000, T0 + 80_000)]])
+    expect(read.sliding).toBe(false)
+    expect(read.continuous).toBe(false)
   })
 })
 
@@ -85,7 +101,7 @@ describe('atb on a sliding-window counter (RateLimit headers)', () => {
   function slidingLane(): Pacer {
     const pacer = make()
     pacer.onResult(T0, { ...ok, remaining: 60, resetAt: T0 + 130_000, ...policy })
-    for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+    for (let i = 1; i <= 5; i++) answered(pacer, T0 + 2000 * i) // each answered without a hint
     pacer.onResult(T0 + 10_000, { ...ok, remaining: 40, resetAt: T0 + 130_000, ...policy })
     return pacer
   }
@@ -120,16 +136,20 @@ describe('atb on a sliding-window counter (RateLimit headers)', () => {
 
   it('does not take a stepped quota or a window near empty for a sliding window', () => {
     // A reset beyond the window with little left is what a bucket refilled in steps also says
-    // (two steps away): its 429 stays congestion evidence, as before.
+    // (two steps away): neither is read as sliding nor as continuous.
     const pacer = make()
     pacer.onResult(T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy })
     pacer.onResult(T0 + 1000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 109_000, retryAt: T0 + 2000, ...policy })
-    expect(pacer.ratePerSecond).toBeLessThan(Infinity)
+    const near = classify([[T0, { ...ok, remaining: 10, resetAt: T0 + 110_000, ...policy }], [T0 + 1000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 109_000, retryAt: T0 + 2000, ...policy }]])
+    expect(near.sliding).toBe(false)
+    expect(near.continuous).toBe(false)
     // Half left but a reset within the window (+1 s of whole-second rounding): a fixed window.
     const fixed = make()
     fixed.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 76_000, ...policy })
-    fixed.onResult(T0 + 36_000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 76_000, retryAt: T0 + 76_000, ...policy })
-    expect(fixed.ratePerSecond).toBeLessThan(Infinity)
+    fixed.onResult(T0 + 36_000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 76_000, retryAt: T0 + 37_000, ...policy })
+    const window = classify([[T0, { ...ok, remaining: 50, resetAt: T0 + 76_000, ...policy }], [T0 + 36_000, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 76_000, retryAt: T0 + 37_000, ...policy }]])
+    expect(window.sliding).toBe(false)
+    expect(window.continuous).toBe(false)
   })
 })
 
@@ -143,7 +163,7 @@ describe('atb spending horizon on a sliding window', () => {
     const resetAt = T0 + 10_000 + endInMs + 75_000
     const pacer = make()
     pacer.onResult(T0, { ...ok, remaining: 60, resetAt, ...policy })
-    for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+    for (let i = 1; i <= 5; i++) answered(pacer, T0 + 2000 * i) // each answered without a hint
     pacer.onResult(T0 + 10_000, { ...ok, remaining: second, resetAt, ...policy })
     return pacer
   }

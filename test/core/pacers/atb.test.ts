@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { atb, paperAtb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
-import { cutLane as cutLaneAt, sendUntilRate, traffic } from './pacer-traffic.js'
+import { answered, cutLane as cutLaneAt, sendUntilRate, traffic } from './pacer-traffic.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
@@ -101,7 +101,7 @@ describe('atb (polite-fetch default)', () => {
     function sharedLane(lastRemaining: number): Pacer {
       const pacer = make()
       pacer.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 37_500, ...policy })
-      for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+      for (let i = 1; i <= 5; i++) answered(pacer, T0 + 2000 * i) // each answered without a hint
       // A continuous bucket: its reset is the time to refill what is missing at 4/3 a second.
       pacer.onResult(T0 + 10_000, { ...ok, remaining: lastRemaining, resetAt: T0 + 10_000 + (100 - lastRemaining) * 750, ...policy })
       return pacer
@@ -136,7 +136,7 @@ describe('atb (polite-fetch default)', () => {
       // the missing units need at 4/3 a second): 30 units in 10 s is all the fleet spent.
       const pacer = make()
       pacer.onResult(T0, { ...ok, remaining: 50, resetAt: T0 + 60_000, ...policy })
-      for (let i = 1; i <= 5; i++) pacer.onSend(T0 + 2000 * i, 1)
+      for (let i = 1; i <= 5; i++) answered(pacer, T0 + 2000 * i) // each answered without a hint
       pacer.onResult(T0 + 10_000, { ...ok, remaining: 20, resetAt: T0 + 60_000, ...policy })
       // F = 3/s; target 1.6/s: 0.5 · 1.6 / 3 = 0.267/s, one send every 3.75 s.
       expect(pacer.delayMs(T0 + 10_000, 1)).toBe(3750)
@@ -146,7 +146,7 @@ describe('atb (polite-fetch default)', () => {
       expect(sharedLane(90).delayMs(T0 + 10_000, 1)).toBe(0)
     })
 
-    it('leaves a 429 a continuous quota explains to the quota pacing; any other 429 is congestion', () => {
+    it('leaves a 429 an announced quota explains (nothing left) to the quota pacing; one with units left is congestion', () => {
       const explained = make()
       explained.onResult(T0, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 75_000, retryAt: T0 + 1000, ...policy })
       expect(explained.ratePerSecond).toBe(Infinity)
@@ -154,11 +154,12 @@ describe('atb (polite-fetch default)', () => {
       const unexplained = make()
       unexplained.onResult(T0, { kind: 'throttled', status: 429, remaining: 40, resetAt: T0 + 45_000, ...policy })
       expect(unexplained.ratePerSecond).toBeLessThan(Infinity)
-      // A window (its reset is not the missing units over the rate) says little between
-      // resets: its 429 is congestion evidence too.
+      // A window or a stepped bucket (its reset is not the missing units over the rate) too:
+      // its count and reset say when units come back.
       const windowed = make()
       windowed.onResult(T0, { kind: 'throttled', status: 429, remaining: 0, resetAt: T0 + 111_000, retryAt: T0 + 1000, ...policy })
-      expect(windowed.ratePerSecond).toBeLessThan(Infinity)
+      expect(windowed.ratePerSecond).toBe(Infinity)
+      expect(windowed.delayMs(T0, 1)).toBe(1000)
     })
   })
 
@@ -198,13 +199,32 @@ describe('atb (polite-fetch default)', () => {
       expect(pacer.retryDelayMs!(T0 + 20, 1, signal)).toBe(20)
     })
 
-    it('paces a bare first 429 like UB\'s first step (within two seconds), not at a rate read from nothing', () => {
+    it('paces a bare first 429 of a lane never admitted like UB\'s first step (within a second)', () => {
       const pacer = make() // random() = 0.5: the first paced send waits half a spacing
       pacer.onSend(T0, 1)
       pacer.onResult(T0 + 20, throttled)
-      expect(pacer.ratePerSecond).toBe(0.5)
-      expect(pacer.delayMs(T0 + 20, 1)).toBe(1000)
+      expect(pacer.ratePerSecond).toBe(1)
+      expect(pacer.delayMs(T0 + 20, 1)).toBe(500)
       expect(pacer.retryDelayMs!(T0 + 20, 1, throttled)).toBe(0)
+    })
+
+    it('doubles its spacing on every further 429 while never admitted, as exponential backoff does', () => {
+      const pacer = make()
+      let now = T0
+      const waits: number[] = []
+      for (let i = 0; i < 5; i++) {
+        pacer.onSend(now, 1)
+        pacer.onResult(now, throttled)
+        const wait = pacer.delayMs(now, 1)
+        waits.push(wait)
+        now += wait
+      }
+      expect(waits[0]).toBe(500) // half of the first 1 s spacing (random 0.5)
+      // 1, 2, 4, 8 s less the little the paced sends in between grew the rate, as any paced send does.
+      for (let i = 1; i < waits.length; i++) {
+        expect(waits[i]! / (1000 * 2 ** i)).toBeGreaterThan(0.7)
+        expect(waits[i]! / (1000 * 2 ** i)).toBeLessThanOrEqual(1)
+      }
     })
 
     it('does not read a rate from a single success either', () => {
@@ -216,9 +236,9 @@ describe('atb (polite-fetch default)', () => {
       expect(pacer.delayMs(T0 + 120, 1)).toBeLessThanOrEqual(2000)
     })
 
-    it('backs off steeply while nothing gets through, then measures once successes arrive', () => {
+    it('backs off steeply while nothing gets through after an admission, then measures once successes arrive', () => {
       const pacer = make()
-      let now = T0
+      let now = traffic(pacer, T0, 1, 0) // admitted once: its 429s say that others spend the quota
       const rates: number[] = []
       for (let i = 0; i < 3; i++) {
         now += pacer.delayMs(now, 1)
@@ -244,6 +264,7 @@ describe('atb (polite-fetch default)', () => {
 
     it('paces once a retry at the server\'s time failed too (others compete for it)', () => {
       const pacer = make()
+      traffic(pacer, T0 - 1000, 1, 0)
       pacer.onSend(T0, 1)
       pacer.onResult(T0 + 20, { ...throttled, retryAt: T0 + 1000 })
       pacer.onSend(T0 + 1000, 1)

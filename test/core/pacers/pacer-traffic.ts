@@ -38,3 +38,9 @@ export function sendUntilRate(pacer: Pacer, from: number, until: number): number
   }
   return pacer.ratePerSecond
 }
+
+/** One attempt sent at `now` and answered at once with `signal` (a 200 without hints by default). */
+export function answered(pacer: Pacer, now: number, signal: Signal = OK): void {
+  pacer.onSend(now, 1)
+  pacer.onResult(now, signal)
+}

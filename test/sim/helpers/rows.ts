@@ -3,7 +3,7 @@ import type { SimRow } from '../../../src/sim/sim-row.js'
 /** A SimRow with plausible defaults; override what a test is about. */
 export function row(overrides: Partial<SimRow>): SimRow {
   const base: SimRow = {
-    scenario: 'real-trace-800', family: 'real-trace', server: 'token-bucket-continuous', clientModel: 'paper',
+    scenario: 'real-trace-800', family: 'real-trace', scale: 1, server: 'token-bucket-continuous', clientModel: 'paper',
     clients: 27, requests: 800, strategy: 'atb', feedback: 'status-only', seeds: 30,
     attempts: 900, attemptsCi95: 5, throttled: 100, completionMs: 330_000,
     throttledMean: 100, throttledCi95: 4, completionMsMean: 330_000, completionMsCi95: 2000,

@@ -60,4 +60,21 @@ describe('renderMarkdown', () => {
     // Without a miss there is nothing to show.
     expect(text).not.toContain('the fleet\'s view (`aatb`)')
   })
+
+  it('adds the scale section from rows at several k, keeping the paper\'s sections at k = 1', () => {
+    const scaled = [
+      ...rows,
+      row({ scale: 60, strategy: 'exponential', throttledMean: 40_000, ubThrottledMean: 40_000 }),
+      row({ scale: 60, strategy: 'aws-adaptive', throttledMean: 45_000, ubThrottledMean: 40_000 }),
+      row({ scale: 60, strategy: 'atb', throttledMean: 3000, ubThrottledMean: 40_000, seeds: 10 }),
+    ]
+    const withScale = renderMarkdown(spec, scaled, { scale: { rows: scaled, chartPaths: ['results/a.svg', 'results/b.svg'], commands: ['npx polite-fetch simulate --grid scale'] } })
+    expect(withScale).toContain('### token-bucket-continuous — 1 of 1 rows pass')
+    expect(withScale).toContain('## Scale: the same workloads and quota from 800 per minute to 80 per hour')
+    expect(withScale).toContain('| continuous | status-only | 1/1 | 0/1 (breaks 1, worse 1) |')
+    expect(withScale).toMatch(/\| real-trace-800 \| continuous \| status-only \| 60 \| 3000\.0 \| 100\.0 \| 40000\.0 \| 45000\.0 \| 1\.107 \| 1\.15 \| 429s \|/)
+    expect(withScale).toContain('![429s per request against k')
+    expect(withScale).toContain('fewer seeds than the acceptance runs')
+    expect(text).not.toContain('## Scale:')
+  })
 })

@@ -1,0 +1,29 @@
+// Strategy options that make no sense throw, naming the option, as createClient's do.
+import { describe, expect, it } from 'vitest'
+import { aatb } from '../../../src/core/pacers/aatb.js'
+import { atb, ATB_DEFAULTS } from '../../../src/core/pacers/atb.js'
+
+describe('atb() and aatb() options', () => {
+  it('take every option at its default, and values in range', () => {
+    expect(() => atb({ ...ATB_DEFAULTS })).not.toThrow()
+    expect(() => atb({ plateauMs: 0, growthPerSecond: 0, maxRatePerSecond: Infinity, honourRetryAfter: false })).not.toThrow()
+    expect(() => aatb({ reportWindowMs: 10_000, atb: { windowMs: 30_000 } })).not.toThrow()
+  })
+
+  it('throw a TypeError naming the option for a value out of range', () => {
+    expect(() => atb({ windowMs: 0 })).toThrow(/atb option `windowMs` must be a number > 0; received 0/)
+    expect(() => atb({ plateauMs: -1 })).toThrow(/`plateauMs` must be a finite number ≥ 0; received -1/)
+    expect(() => atb({ growthPerSecond: Number.NaN })).toThrow(/`growthPerSecond`/)
+    expect(() => atb({ calmAfterMs: '600000' as unknown as number })).toThrow(/`calmAfterMs`.*\(string\)/)
+    expect(() => atb({ honourRetryAfter: 'yes' as unknown as boolean })).toThrow(/`honourRetryAfter` must be a boolean/)
+    expect(() => atb({ minRatePerSecond: 2, maxRatePerSecond: 1 })).toThrow(/`maxRatePerSecond` must be at least minRatePerSecond/)
+    expect(() => aatb({ congestionHoldMs: -5 })).toThrow(/aatb option `congestionHoldMs`/)
+    expect(() => aatb({ atb: { burstUnits: 0 } })).toThrow(/atb option `burstUnits`/)
+  })
+
+  it('throw for an option they do not know (a misspelt one would be ignored)', () => {
+    expect(() => atb({ windowMS: 1000 } as object)).toThrow(TypeError)
+    expect(() => atb({ windowMS: 1000 } as object)).toThrow(/`windowMS`/)
+    expect(() => aatb({ reportWindow: 1000 } as object)).toThrow(/`reportWindow`/)
+  })
+})
