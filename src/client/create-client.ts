@@ -1,6 +1,7 @@
 // The drop-in fetch: `client.fetch(input, init)` has the signature of the global
 // fetch and resolves with the final Response (non-2xx included). Each call becomes a
 // FetchJob in the lane of its scope; the limiter paces, retries and settles it.
+import { sharedAbortController } from './shared-abort-controller.js'
 import { RouteScopes } from '../core/scope.js'
 import { createLimiter, type Limiter } from './create-limiter.js'
 import { ClosedError } from './errors.js'
@@ -104,7 +105,7 @@ export function createClient(options: ClientOptions = {}): Client {
 
   // Aborted by close(), to end calls still reading their Request body (they are not in a lane yet).
   // Only when the client owns its limiter: a shared one keeps serving after this client closes.
-  const closing = options.limiter === undefined ? new AbortController() : undefined
+  const closing = options.limiter === undefined ? sharedAbortController() : undefined
 
   const telemetry =
     startTelemetry === undefined || options.telemetry === undefined

@@ -12,6 +12,7 @@
 // Settlement. Everything that waits goes through the lane's queue and a single wake
 // timer per lane, re-computed whenever a result arrives, so a 429 during a wait
 // lengthens it instead of leaving a stale reservation.
+import { sharedAbortController } from './shared-abort-controller.js'
 import { decideRetry, type GiveUpReason, type RetryDecision, settlesAtOnce } from '../core/retry-policy.js'
 import type { Pacer, Signal } from '../core/types.js'
 import { type AttemptEnd, AttemptFailure, Call, type CallOwner, fireCallTimer } from './call.js'
@@ -124,7 +125,7 @@ class Engine implements CallOwner, SplitHost {
   }
 
   get lifetime(): AbortController {
-    return (this.#lifetime ??= new AbortController())
+    return (this.#lifetime ??= sharedAbortController())
   }
 
   get persistence(): LanePersistence | undefined {
