@@ -13,6 +13,10 @@ export function sharedAbortController(): AbortController {
   const events = node?.getBuiltinModule?.('node:events') as
     | { setMaxListeners?: (n: number, ...targets: EventTarget[]) => void }
     | undefined
-  events?.setMaxListeners?.(0, controller.signal)
+  try {
+    events?.setMaxListeners?.(0, controller.signal)
+  } catch {
+    // A signal that is not Node's own (a DOM shim such as happy-dom's on Node) has no such limit.
+  }
   return controller
 }
