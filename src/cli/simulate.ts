@@ -9,6 +9,9 @@ import { progressBar } from '../sim/report/progress-bar.js'
 import { renderMarkdown } from '../sim/report/markdown-report.js'
 import { withOptionsTable } from '../sim/report/options-table.js'
 import { scaleCharts } from '../sim/report/scale-report.js'
+import { renderRoutesSection, routesTableLines, ROUTES_TABLE_HEADER, type RoutesJson } from '../sim/routes/routes-report.js'
+import { ROUTES_SCENARIO } from '../sim/routes/routes-scenario.js'
+import { runRoutesGrid } from '../sim/routes/run-routes-grid.js'
 import { scatterSvg, timelineSvg } from '../sim/report/svg-charts.js'
 import { runGrid } from '../sim/run-grid.js'
 import { runSimulation } from '../sim/run-simulation.js'
@@ -58,6 +61,11 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
                                compressed (--time-scale, default 20), and print both side by side
                                (--strategy default exponential,atb; --seeds default 3)
   --time-scale N               with --live: model time runs N× faster than wall time
+  --routes                     the routes scenario (12 clients, POST /orders 1/s under a global 10/s):
+                               the shipped createClient in virtual time at each --scale (default
+                               0.1,1,10,60), --seeds (default 10), --feedback (default status-only),
+                               --strategy (default atb; UB always runs), with a splitting-off control
+  --routes-rows FILE           the markdown report's routes section from an earlier --routes --json file
   --help                       this text
 `
 
@@ -79,6 +87,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0
   }
   if (values.live) return runLive(values)
+  if (values.routes) return runRoutesMode(values)
   let spec: GridSpec
   try {
     spec = buildSpec(values)
@@ -122,7 +131,8 @@ export async function run(argv: string[]): Promise<number> {
     const command = `npx polite-fetch simulate ${argv.join(' ')}`
     const rows = await withIncluded(result.rows, values.include ?? [])
     const scaleSection = { ...scale, ...(scaleChartPaths ? { chartPaths: scaleChartPaths } : {}) }
-    await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts, scale: scaleSection }))
+    const routes = values['routes-rows'] === undefined ? undefined : await routesSectionOf(values['routes-rows'])
+    await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts, scale: scaleSection, ...(routes ? { routes } : {}) }))
     written.push(values.markdown)
     // The options table of docs/algorithms.md, beside the report (options-table.ts).
     const algorithms = join(base, 'algorithms.md')
@@ -161,6 +171,8 @@ function parse(argv: string[]) {
       'scale-rows': { type: 'string', multiple: true },
       live: { type: 'boolean' },
       'time-scale': { type: 'string' },
+      routes: { type: 'boolean' },
+      'routes-rows': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -326,6 +338,52 @@ function summaryTable(rows: readonly SimRow[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
   const row = (cells: string[]) => cells.map((c, i) => (i < 6 || i === header.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   return `${[row(header), ...lines.map(row)].join('\n')}\n`
+}
+
+async function routesSectionOf(file: string): Promise<string[]> {
+  const json = JSON.parse(await readFile(file, 'utf8')) as RoutesJson
+  const scales = [...new Set(json.rows.map((r) => r.scale))].join(',')
+  const feedbacks = [...new Set(json.rows.map((r) => r.feedback))].join(',')
+  return renderRoutesSection(json, `npx polite-fetch simulate --routes --seeds ${json.seeds} --scale ${scales} --feedback ${feedbacks} --json ${file}`)
+}
+
+async function runRoutesMode(values: Values): Promise<number> {
+  let seeds: number
+  let firstSeed: number
+  let scales: number[]
+  let feedbacks: Feedback[]
+  let strategies: string[]
+  try {
+    seeds = values.seeds === undefined ? 10 : positiveInt(values.seeds, '--seeds')
+    firstSeed = values['first-seed'] === undefined ? 1 : positiveInt(values['first-seed'], '--first-seed')
+    scales = (list(values.scale) ?? ['0.1', '1', '10', '60']).map((v) => {
+      const k = Number(v)
+      return Number.isFinite(k) && k > 0 ? k : fail(`--scale takes positive numbers, got '${v}'`)
+    })
+    feedbacks = (list(values.feedback) ?? ['status-only']).map((f) => ((FEEDBACK_MODES as readonly string[]).includes(f) ? (f as Feedback) : fail(`unknown feedback '${f}'`)))
+    strategies = list(values.strategy) ?? ['atb']
+    for (const name of strategies) if (!lookupStrategy(name)) fail(`unknown strategy '${name}' (${strategyNames().join(', ')})`)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    process.stderr.write(`polite-fetch simulate: ${error.message}\n`)
+    return 1
+  }
+  const started = performance.now()
+  let result: Awaited<ReturnType<typeof runRoutesGrid>>
+  try {
+    result = await runRoutesGrid({ scales, seeds, firstSeed, feedbacks, strategies }, progressBar(process.stderr, 'simulate routes'))
+  } catch (error) {
+    process.stderr.write(`polite-fetch simulate: ${(error as Error).message}\n`)
+    return 1
+  }
+  const seconds = (performance.now() - started) / 1000
+  process.stderr.write(`Routes time: ${result.runs.length} runs in ${seconds.toFixed(1)} s (in-process; ${(seconds / result.runs.length * 1000).toFixed(0)} ms per run).\n`)
+  process.stdout.write(`${textTable(ROUTES_TABLE_HEADER, routesTableLines(result.rows))}\n`)
+  if (values.json) {
+    const json: RoutesJson = { scenario: ROUTES_SCENARIO.name, seeds, firstSeed, rows: result.rows }
+    await writeText(values.json, `${JSON.stringify(json, null, 2)}\n`)
+  }
+  return 0
 }
 
 async function runLive(values: Values): Promise<number> {

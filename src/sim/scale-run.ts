@@ -34,7 +34,7 @@ export function scaleWorkload(workload: Workload, k: number): Workload {
   if (k === 1) return workload
   return {
     ...workload,
-    clients: workload.clients.map((c) => ({ id: c.id, startMs: c.startMs * k, arrivalsMs: c.arrivalsMs.map((t) => t * k) })),
+    clients: workload.clients.map((c) => ({ ...c, startMs: c.startMs * k, arrivalsMs: c.arrivalsMs.map((t) => t * k) })),
   }
 }
 

@@ -12,6 +12,8 @@ export interface ClientWorkload {
   startMs: number
   /** Arrival times in ms from the run's origin (start offset included), ascending. */
   arrivalsMs: number[]
+  /** Each request's route (`POST /orders`), parallel to `arrivalsMs`; absent: one route. */
+  routes?: string[]
 }
 
 export interface Workload {

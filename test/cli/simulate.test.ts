@@ -62,6 +62,20 @@ describe('polite-fetch simulate', () => {
     expect(await run([...small, '--scale', 'fast'])).toBe(1)
   })
 
+  it('runs the routes scenario with --routes, judged, and writes its rows', async () => {
+    let printed = ''
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { printed += String(chunk); return true })
+    const json = join(dir, 'routes.json')
+    expect(await run(['--routes', '--seeds', '1', '--scale', '1', '--json', json])).toBe(0)
+    out.mockRestore()
+    expect(printed.split('\n')[0]).toMatch(/^strategy\s+splitting\s+feedback\s+k\s+429s/)
+    const parsed = JSON.parse(await readFile(json, 'utf8'))
+    expect(parsed.rows.map((r: { strategy: string; learnRouteSplits: boolean }) => `${r.strategy}/${r.learnRouteSplits}`)).toEqual(['exponential/true', 'atb/true', 'atb/false'])
+    expect(Object.keys(parsed.rows[1].routes)).toEqual(['POST /orders', 'GET /catalog'])
+    expect(await run(['--routes', '--strategy', 'aatb'])).toBe(1)
+    expect(await run(['--routes', '--scale', '-1'])).toBe(1)
+  }, 60_000)
+
   it('rejects unknown names and flags, in grid and live mode', async () => {
     expect(await run(['--scenario', 'nope'])).toBe(1)
     expect(await run(['--strategy', 'magic'])).toBe(1)

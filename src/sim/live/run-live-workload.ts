@@ -8,7 +8,7 @@ import { startQuotaServer } from '../quota-server.js'
 import type { ResultRow } from '../result-row.js'
 import type { Scenario } from '../scenarios.js'
 import type { Feedback, QuotaConfig, ServerKind } from '../types.js'
-import { generateWorkload } from '../workload.js'
+import { generateWorkload, type Workload } from '../workload.js'
 import { scaledClock } from './scaled-clock.js'
 
 export interface LiveRunOptions {
@@ -24,6 +24,8 @@ export interface LiveRunOptions {
   quota?: Partial<QuotaConfig>
   /** Told after every completed request: how many of the workload's requests are done. */
   onProgress?: (done: number, total: number) => void
+  /** The arrivals, when not `generateWorkload(scenario, seed)`. */
+  workload?: Workload
 }
 
 export interface LiveRow extends ResultRow {
@@ -34,7 +36,7 @@ export interface LiveRow extends ResultRow {
 
 export async function runLiveWorkload(options: LiveRunOptions): Promise<LiveRow> {
   const timeScale = options.timeScale ?? 20
-  const workload = generateWorkload(options.scenario, options.seed)
+  const workload = options.workload ?? generateWorkload(options.scenario, options.seed)
   const clock = scaledClock(timeScale)
   const server = await startQuotaServer({
     clock: clock.now,

@@ -18,6 +18,8 @@ export interface MarkdownOptions {
   charts?: Array<{ path: string; caption: string }>
   /** The scale section's rows (default: this grid's rows when they span several scales), charts and commands. */
   scale?: { rows: readonly SimRow[] } & ScaleSectionOptions
+  /** The routes section, rendered (src/sim/routes/routes-report.ts). */
+  routes?: string[]
 }
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : `${v > 0 ? '+' : ''}${v.toFixed(1)}%`)
@@ -51,6 +53,7 @@ export function renderMarkdown(spec: GridSpec, allRows: readonly SimRow[], optio
   out.push(...fleetViewSection(rows), '')
   const scale = options.scale ?? { rows: allRows }
   out.push(...renderScaleSection(scale.rows, scale), '')
+  if (options.routes) out.push(...options.routes, '')
   out.push(...paperFormTables(spec, rows), '')
   if (options.charts && options.charts.length > 0) {
     out.push('## Charts', '')
