@@ -260,6 +260,8 @@ else
   createdSource = true
 end
 
+-- as in the aggregator: only a new client in a source at or below the bound may move the median
+local movesMedian = createdSource or (createdEntry and source.clients <= meta.kn)
 local beforeClients, beforeWeight = 0, 0
 if not createdSource then beforeClients, beforeWeight = countedClients(source), countedWeight(source) end
 if createdEntry then
@@ -274,7 +276,7 @@ if entry.tracked then weight = weightArg end
 source.weight = source.weight + weight - entry.weight
 entry.weight = weight
 if seqArg ~= '' and entry.tracked then entry.seq = tonumber(seqArg) end
-if createdSource then
+if movesMedian then
   redis.call('HSET', sourcesKey, entrySourceKey, packSource(source))
   recompute()
 else

@@ -411,6 +411,10 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
         createdEntry = true
       }
     }
+    // A new client in a source at or below the bound may move the median; one above it cannot
+    // (a source above twice the median is above the median). Weights alone move the bounds at
+    // the next sweep (every active bucket), so a report costs a sort only when the fleet changes.
+    const movesMedian = createdSource || (createdEntry && source.clients <= state.capClients)
     const beforeClients = createdSource ? 0 : countedClientsOf(state, source)
     const beforeWeight = createdSource ? 0 : countedWeightOf(state, source)
     if (createdSource) state.sources.set(entry.sourceKey, source)
@@ -427,7 +431,7 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     entry.weight = weight
     entry.activeIndex = activeIndex
     if (input.seq !== undefined && entry.tracked) entry.seq = input.seq
-    if (createdSource) {
+    if (movesMedian) {
       recompute(state)
     } else {
       state.countedClients += countedClientsOf(state, source) - beforeClients

@@ -58,18 +58,57 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
   it('computes what the in-memory aggregator computes for the same reports', async () => {
     const memory = createMemoryStore()
     const now = Date.now()
+    const origin = { tenant: 't', source: '10.0.0.1', trusted: true }
     const reports: TelemetryReport[] = []
     for (let i = 0; i < 30; i++) {
       reports.push({ v: 1, scope: 'same-as-memory', clientId: `m${i % 7}`, attempts: 20_000, throttled: i % 2, backlog: i * 3 })
     }
     let last
     for (const report of reports) {
-      const [fromRedis, fromMemory] = [await stores[0]!.report(report, now, 1.5), await memory.report(report, now, 1.5)]
+      const [fromRedis, fromMemory] = [await stores[0]!.report(report, now, 1.5, origin), await memory.report(report, now, 1.5, origin)]
       expect(fromRedis).toEqual(fromMemory)
       last = fromRedis
     }
-    expect(last!.totalAttempts).toBe(7 * 10_000) // clamped per client per bucket, in both
-    expect(await stores[1]!.read('same-as-memory', now + 45_000)).toEqual(await memory.read('same-as-memory', now + 45_000))
+    expect(last!.ok && last!.reply.totalAttempts).toBe(7 * 10_000) // clamped per client per bucket, in both
+    expect(await stores[1]!.read('t', 'same-as-memory', now + 45_000)).toEqual(await memory.read('t', 'same-as-memory', now + 45_000))
+  })
+
+  it('bounds sources, ids, scopes, quotas and duplicates exactly as the memory store does', async () => {
+    const options = { maxScopesPerSource: 4, maxClientsPerSource: 6, maxClientsPerScope: 40, maxClients: 60, maxScopes: 8 }
+    const redisStore = createRedisStore({ url: redis.url, prefix: 'same:', ...options })
+    for (let i = 0; i < 100 && redisStore.client.status !== 'ready'; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    const memory = createMemoryStore(options)
+    const start = Math.floor(Date.now() / 10_000) * 10_000
+    let state = 12345
+    const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648)
+    const seen = { counted: 0, duplicate: 0, refused: 0 }
+    try {
+      for (let i = 0; i < 600; i++) {
+        const now = start + i * 150 // 90 s: buckets turn, clients expire, sources leave
+        const tenant = random() < 0.8 ? 'a' : 'b'
+        const source = `192.0.2.${Math.floor(random() * 9)}`
+        const report: TelemetryReport = {
+          v: 1, scope: `s${Math.floor(random() * 6)}`, clientId: `id${Math.floor(random() * 30)}`,
+          attempts: Math.floor(random() * 20_000), throttled: 0, backlog: Math.floor(random() * 40),
+        }
+        if (random() < 0.3) report.throttled = Math.min(report.attempts, 3)
+        if (random() < 0.4) report.seq = Math.floor(random() * 8)
+        if (random() < 0.3) report.quota = { quota: [60, 80, 1e9, 1e-3][Math.floor(random() * 4)]!, windowMs: 60_000 }
+        const origin = { tenant, source, trusted: random() < 0.1 }
+        const configured = random() < 0.2 ? 2 : undefined
+        const [fromRedis, fromMemory] = [await redisStore.report(report, now, configured, origin), await memory.report(report, now, configured, origin)]
+        expect(fromRedis, `report ${i}`).toEqual(fromMemory)
+        seen[!fromMemory.ok ? 'refused' : fromMemory.duplicate ? 'duplicate' : 'counted']++
+        if (i % 50 === 0) {
+          expect(await redisStore.read(tenant, report.scope, now)).toEqual(await memory.read(tenant, report.scope, now))
+          expect(await redisStore.gauges!(now, ['a', 'b'])).toMatchObject(await memory.gauges!(now, ['a', 'b']))
+        }
+      }
+      // the sequence went through every branch
+      expect(Math.min(seen.counted, seen.duplicate, seen.refused)).toBeGreaterThan(10)
+    } finally {
+      await redisStore.close()
+    }
   })
 
   it('answers 503 within 100 ms while Redis is down, keeps /healthz at 200, and recovers by itself', async () => {
