@@ -1,5 +1,6 @@
 // The telemetry endpoint on a real Redis: two server instances agree, and a Redis crash
 // is answered with fast 503s while /healthz stays up, then heals by itself.
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRedisStore } from '../../src/server/redis-store.js'
 import type { RedisStore } from '../../src/server/redis-store.js'
@@ -109,6 +110,57 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
     } finally {
       await redisStore.close()
     }
+  })
+
+  it('counts a report retried after a 503 during a Redis stall once', async () => {
+    const server = servers[0]!
+    const control = new Redis(redis.url)
+    try {
+      const report = { scope: 'stalled', clientId: 'retrier', attempts: 4, throttled: 1, seq: 1 }
+      // Redis holds every command for 1.5 s: the report's script is queued, the 250 ms command
+      // timeout answers 503, and then Redis runs the script anyway: written, reply lost.
+      await control.call('CLIENT', 'PAUSE', '1500', 'ALL')
+      const stalled = await post(server, report)
+      expect(stalled.status).toBe(503)
+      await new Promise((resolve) => setTimeout(resolve, 1_700))
+      let retried = 0
+      for (let i = 0; i < 40 && retried !== 200; i++) { // bounded: the store reconnects within ~1 s
+        retried = (await post(server, report)).status
+        if (retried !== 200) await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(retried).toBe(200)
+      expect(await read(server, 'stalled')).toMatchObject({ totalAttempts: 4, throttledReports: 1 })
+      // a new sequence number counts
+      await post(server, { ...report, seq: 2, attempts: 1, throttled: 0 })
+      expect(await read(servers[1]!, 'stalled')).toMatchObject({ totalAttempts: 5 })
+    } finally {
+      control.disconnect()
+    }
+  })
+
+  it('keeps another tenant\'s scope intact while one token floods 20 000 scopes', async () => {
+    const store = stores[0]!
+    const now = Date.now()
+    const honest = { tenant: 'honest', source: '10.0.0.1', trusted: false }
+    await store.report({ v: 1, scope: 'theirs', clientId: 'h', attempts: 9, throttled: 1, quota: { quota: 80, windowMs: 60_000 } }, now, undefined, honest)
+    let refused = 0
+    for (let i = 0; i < 20_000; i++) {
+      const result = await store.report({ v: 1, scope: `flood-${i}`, clientId: `x${i % 100}`, attempts: 1, throttled: 0 }, now + 1, undefined,
+        { tenant: 'flooder', source: `192.0.2.${i % 250}`, trusted: false })
+      if (!result.ok) refused++
+    }
+    expect(refused).toBe(10_000) // the flooding tenant's own 10 000-scope cap
+    expect(await store.read('honest', 'theirs', now + 2)).toMatchObject({ totalAttempts: 9, throttledReports: 1, activeClients: 1 })
+    expect(await store.gauges!(now + 2, ['honest', 'flooder'])).toMatchObject({ scopes: 10_001 })
+  }, 120_000)
+
+  it('reports its gauges as of the scrape time, after the scopes\' time-to-live', async () => {
+    const store = stores[1]!
+    const now = Date.now()
+    const origin = { tenant: 'gauged', source: '10.0.0.9', trusted: false }
+    await store.report({ v: 1, scope: 'g', clientId: 'g1', attempts: 1, throttled: 0 }, now, undefined, origin)
+    expect(await store.gauges!(now, ['gauged'])).toMatchObject({ scopes: 1, tracked_clients: 1 })
+    expect(await store.gauges!(now + 70_000, ['gauged'])).toMatchObject({ scopes: 0, tracked_clients: 0 })
   })
 
   it('answers 503 within 100 ms while Redis is down, keeps /healthz at 200, and recovers by itself', async () => {
