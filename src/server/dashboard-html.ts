@@ -23,7 +23,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: middle; }
   th { font-weight: 600; color: var(--muted); font-size: 12px; }
   td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-  td.scope { max-width: 260px; overflow-wrap: anywhere; }
+  td.scope { white-space: nowrap; }
   .tenant { color: var(--muted); font-size: 12px; }
   svg { display: block; }
   .legend span { margin-right: 10px; font-size: 12px; }
@@ -37,7 +37,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <span id="status">connecting…</span>
 </header>
 <form id="login"><input id="token" type="password" placeholder="admin token" autocomplete="off" size="32"><button>Show</button></form>
-<div class="legend"><span><i style="background:var(--attempts)"></i>attempts/s</span><span><i style="background:var(--throttled)"></i>429s/s</span><span><i style="background:var(--clients)"></i>active clients</span><span><i style="background:var(--share)"></i>fair share/s (one idle client)</span> <span class="tenant">last 5 minutes while this page is open; the server keeps 30 s</span></div>
+<div class="legend"><span><i style="background:var(--attempts)"></i>attempts/s</span><span><i style="background:var(--throttled)"></i>429s/s</span><span><i style="background:var(--clients)"></i>active clients</span><span><i style="background:var(--share)"></i>fair share/s (one idle client)</span> <span class="tenant">charts: up to the last 5 minutes while this page is open (the server keeps 30 s)</span></div>
 <table>
   <thead><tr><th>scope</th><th>clients</th><th>sources</th><th>attempts/s</th><th>429s/s</th><th>fair share/s</th><th>quota/s</th><th>attempts and 429s</th><th>clients and fair share</th></tr></thead>
   <tbody id="rows"></tbody>
@@ -59,14 +59,17 @@ export const DASHBOARD_HTML = `<!doctype html>
     sessionStorage.setItem('pf-admin-token', token)
     poll()
   })
-  const fmt = (n) => n === undefined ? '–' : n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(2) : n.toPrecision(2)
+  const fmt = (n) => n === undefined ? '–' : n === 0 ? '0' : n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(2) : n.toPrecision(2)
   function spark(series, width, height) {
     const svgNs = 'http://www.w3.org/2000/svg'
     const svg = document.createElementNS(svgNs, 'svg')
     svg.setAttribute('width', width)
     svg.setAttribute('height', height)
     svg.setAttribute('viewBox', '0 0 ' + width + ' ' + height)
-    const end = Date.now()
+    // The x axis spans what the page has seen (at most 5 minutes, at least 10 s), ending now.
+    const end = Math.max(...series.flatMap(({ points }) => points.map(([t]) => t)), 0)
+    const start = Math.min(...series.flatMap(({ points }) => points.map(([t]) => t)), end)
+    const span = Math.max(10000, end - start)
     for (const { points, color, max } of series) {
       if (points.length === 0) continue
       const top = Math.max(max, 1e-9)
@@ -75,7 +78,7 @@ export const DASHBOARD_HTML = `<!doctype html>
       line.setAttribute('stroke', color)
       line.setAttribute('stroke-width', '1.5')
       line.setAttribute('points', points.map(([t, v]) =>
-        (width - ((end - t) / HISTORY_MS) * width).toFixed(1) + ',' + (height - 2 - (v / top) * (height - 4)).toFixed(1)).join(' '))
+        (width - ((end - t) / span) * width).toFixed(1) + ',' + (height - 2 - (v / top) * (height - 4)).toFixed(1)).join(' '))
       svg.appendChild(line)
     }
     return svg
@@ -124,7 +127,9 @@ export const DASHBOARD_HTML = `<!doctype html>
       cell(row, fmt(sum(doneThrottled) / span), 'num throttled')
       cell(row, fmt(scope.fairSharePerSecond), 'num share')
       cell(row, fmt(scope.quotaPerSecond), 'num')
-      const buckets = [...h.buckets.entries()].sort((a, b) => a[0] - b[0])
+      // The current bucket is still filling; it joins the chart once complete.
+      const current = Math.floor(data.now / scope.bucketMs)
+      const buckets = [...h.buckets.entries()].filter(([i]) => i < current).sort((a, b) => a[0] - b[0])
       const attempts = buckets.map(([i, [a]]) => [(i + 1) * scope.bucketMs, a / seconds])
       const throttled = buckets.map(([i, [, t]]) => [(i + 1) * scope.bucketMs, t / seconds])
       const peak = Math.max(0, ...attempts.map(([, v]) => v))
