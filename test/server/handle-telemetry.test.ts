@@ -267,6 +267,18 @@ for (const transport of transports) {
       expect(page.text).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i) // no external asset
     })
 
+    it('takes the source from X-Forwarded-For only when trustProxy is set', async () => {
+      const limit = { perSourcePerSecond: 1, perSourceBurst: 1 }
+      const via = (address: string) => ({ headers: { ...json, 'x-forwarded-for': `198.51.100.9, ${address}` }, body: report({ clientId: address }) })
+      const proxied = await open({ trustProxy: true, rateLimit: limit })
+      expect((await proxied.send('POST', '/v1/report', via('10.0.0.1'))).status).toBe(200)
+      expect((await proxied.send('POST', '/v1/report', via('10.0.0.2'))).status).toBe(200)
+      await proxied.close()
+      const direct = await open({ rateLimit: limit })
+      expect((await direct.send('POST', '/v1/report', via('10.0.0.1'))).status).toBe(200)
+      expect((await direct.send('POST', '/v1/report', via('10.0.0.2'))).status).toBe(429) // one source: the header is ignored
+    })
+
     it('runs open (no auth) when told to', async () => {
       const e = await open({ auth: false })
       const reply = await e.send('POST', '/v1/report', { headers: { 'content-type': 'application/json' }, body: report({ scope: 'anything' }) })
