@@ -20,6 +20,8 @@ const IDS = Number(process.env.BENCH_IDS ?? 100)
 const ADDRESSES = 250
 const IN_FLIGHT = 64
 const MiB = 1024 * 1024
+/** `memory,redis` (default) or one of them: on a busy machine the Redis phase alone can take many minutes. */
+const STORES = new Set((process.env.BENCH_STORES ?? 'memory,redis').split(','))
 
 interface Outcome { statuses: Record<number, number>; seconds: number; peakRssMiB: number; scopesGauge: number; trackedGauge: number }
 
@@ -71,6 +73,15 @@ async function main(): Promise<void> {
   console.log(`memory under a flood from one token: ${SCOPES} scopes x ${IDS} ids = ${SCOPES * IDS} reports over ${ADDRESSES} addresses, in process, rate limits off`)
   const results: Record<string, unknown> = { scopes: SCOPES, idsPerScope: IDS, addresses: ADDRESSES }
   const baseline = process.memoryUsage().rss / MiB
+  if (STORES.has('memory')) await memoryPhase(results, baseline)
+  if (STORES.has('redis')) await redisPhase(results)
+  mkdirSync('bench/results', { recursive: true })
+  const path = `bench/results/telemetry-memory${STORES.size === 1 ? `-${[...STORES][0]}` : ''}.json`
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`)
+  console.log(`wrote ${path}`)
+}
+
+async function memoryPhase(results: Record<string, unknown>, baseline: number): Promise<void> {
   const memoryStore = createMemoryStore()
   const memory = await flood(memoryStore, async () => {})
   const settled = await settledMemory()
@@ -81,6 +92,9 @@ async function main(): Promise<void> {
     memoryPeakRssMiB: Number(fmt(memory.peakRssMiB)), memorySettledRssMiB: Number(fmt(settled.rssMiB)), memoryLiveHeapMiB: Number(fmt(settled.heapUsedMiB)),
     memoryBaselineRssMiB: Number(fmt(baseline)), memoryScopes: memory.scopesGauge, memoryTrackedIds: memory.trackedGauge, memoryStatuses: memory.statuses,
   })
+}
+
+async function redisPhase(results: Record<string, unknown>): Promise<void> {
   if (hasRedisServer()) {
     const redis = await startRedis()
     const store = createRedisStore({ url: redis.url, commandTimeoutMs: 5_000 })
@@ -100,9 +114,6 @@ async function main(): Promise<void> {
   } else {
     console.log('redis skipped: /usr/bin/redis-server not found')
   }
-  mkdirSync('bench/results', { recursive: true })
-  writeFileSync('bench/results/telemetry-memory.json', `${JSON.stringify(results, null, 2)}\n`)
-  console.log('wrote bench/results/telemetry-memory.json')
 }
 
 main().catch((error: unknown) => { console.error(error); process.exitCode = 1 })
