@@ -25,7 +25,7 @@ local activeBucketMs, activeBuckets = tonumber(ARGV[4]), tonumber(ARGV[5])
 local includeCurrent = ARGV[6] == '1'
 local idleMs, multiple, minQuotaSources = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 -- Keys outlive the idle window: liveness is decided by the scripts' clock (last report), the TTL only collects garbage.
-local ttlMs = 2 * idleMs
+local ttlMs = tonumber(ARGV[10])
 local slots = reportBuckets + 1
 local reportIndex = math.floor(now / reportBucketMs)
 local activeIndex = math.floor(now / activeBucketMs)
@@ -148,18 +148,18 @@ end
 `
 
 /** ARGV: now, reportBucketMs, reportBuckets, activeBucketMs, activeBuckets, includeCurrent, idleMs,
- *  sourceMedianMultiple, minQuotaSources, scope, clientId, attempts, throttled, weight, quotaHint|'',
+ *  sourceMedianMultiple, minQuotaSources, keyTtlMs, scope, clientId, attempts, throttled, weight, quotaHint|'',
  *  seq|'', source, trusted, overflowId, maxAttempts, maxClientsPerScope, maxScopes, maxClients,
  *  maxScopesPerSource, maxClientsPerSource.
  *  → { 'ok'|'dup', attempts, 429 reports, counted clients, counted weight, weight, source weight,
  *      weight cap, source trusted, quota|'' } or { 'refused', retryAfterMs }. */
 export const REPORT_SCRIPT = `${shared}
 local tenantScopes, tenantCounts, tenantTotal, claimsKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
-local scope, clientId = ARGV[10], ARGV[11]
-local attempts, throttled, weightArg = tonumber(ARGV[12]), tonumber(ARGV[13]), tonumber(ARGV[14])
-local quotaHint, seqArg, sourceKey, trusted, overflowId = ARGV[15], ARGV[16], ARGV[17], ARGV[18] == '1', ARGV[19]
-local maxAttempts, maxClientsPerScope, maxScopes = tonumber(ARGV[20]), tonumber(ARGV[21]), tonumber(ARGV[22])
-local maxClients, maxScopesPerSource, maxClientsPerSource = tonumber(ARGV[23]), tonumber(ARGV[24]), tonumber(ARGV[25])
+local scope, clientId = ARGV[11], ARGV[12]
+local attempts, throttled, weightArg = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15])
+local quotaHint, seqArg, sourceKey, trusted, overflowId = ARGV[16], ARGV[17], ARGV[18], ARGV[19] == '1', ARGV[20]
+local maxAttempts, maxClientsPerScope, maxScopes = tonumber(ARGV[21]), tonumber(ARGV[22]), tonumber(ARGV[23])
+local maxClients, maxScopesPerSource, maxClientsPerSource = tonumber(ARGV[24]), tonumber(ARGV[25]), tonumber(ARGV[26])
 
 -- Scopes idle past the window leave the tenant's books (their own keys expire by TTL).
 local total = tonumber(redis.call('GET', tenantTotal)) or 0
@@ -348,7 +348,7 @@ local tenantTotal = KEYS[8]
 local swept = 0
 sweep(function() swept = swept + 1 end)
 if swept > 0 then
-  redis.call('HSET', KEYS[7], ARGV[10], fmt(meta.tr))
+  redis.call('HSET', KEYS[7], ARGV[11], fmt(meta.tr))
   redis.call('DECRBY', tenantTotal, swept)
 end
 writeMeta()

@@ -23,6 +23,12 @@ export interface RedisStoreOptions extends AggregatorOptions {
    * that is down fails at once (no offline queue), whatever this says. Default 250 ms.
    */
   commandTimeoutMs?: number
+  /**
+   * How long an idle scope's keys stay in Redis. Liveness is decided by the scripts' clock
+   * (a scope's last report), so this only collects garbage; it must exceed the idle window
+   * (70 s). Default twice the idle window.
+   */
+  keyTtlMs?: number
   /** Longest pause between reconnect attempts. Default 500 ms. */
   maxReconnectDelayMs?: number
   /** Extra ioredis options (merged last, so they can override ours). */
@@ -63,6 +69,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   const reportBuckets = o.reportWindowMs / o.reportBucketMs
   const activeBuckets = o.activeWindowMs / o.activeBucketMs
   const idleMs = aggregatorIdleMs(o)
+  const keyTtlMs = Math.max(options.keyTtlMs ?? 2 * idleMs, idleMs)
 
   // Every key of a tenant shares its hash tag; encodeURIComponent escapes { and }, so
   // neither a tenant nor a scope nor a source can break out of it. Memoised (bounded:
@@ -85,7 +92,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
 
   function common(now: number): (string | number)[] {
     return [now, o.reportBucketMs, reportBuckets, o.activeBucketMs, activeBuckets, o.includeCurrentBucket ? '1' : '0',
-      idleMs, o.sourceMedianMultiple, o.minQuotaSources]
+      idleMs, o.sourceMedianMultiple, o.minQuotaSources, keyTtlMs]
   }
 
   /** values: attempts, 429 reports, counted clients, counted weight, weight, source weight, weight cap, trusted, quota. */
