@@ -23,6 +23,11 @@ export interface LoadOptions {
   warmupMs: number
   /** Latency samples kept (the rest of the requests are still counted). */
   maxSamples: number
+  /**
+   * Per connection (index = connection): the local address it connects from and the requests it
+   * cycles through instead of `requests`, so a load can look like a fleet on many addresses.
+   */
+  perConnection?: readonly { localAddress: string; requests: readonly Buffer[] }[]
 }
 
 export interface LoadResult {
@@ -71,10 +76,12 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   function drive(index: number): Promise<void> {
     return new Promise((resolve) => {
-      const socket: Socket = connect({ host: options.host, port: options.port, noDelay: true })
+      const own = options.perConnection?.[index]
+      const requests = own?.requests ?? options.requests
+      const socket: Socket = connect({ host: options.host, port: options.port, noDelay: true, ...(own ? { localAddress: own.localAddress } : {}) })
       const sentAt: number[] = [] // FIFO of write times of the requests in flight on this connection
       let head = 0 // index into sentAt of the oldest request in flight
-      let next = (index * 997) % options.requests.length
+      let next = (index * 997) % requests.length
       let pending: Buffer | undefined
       let done = false
       const finish = () => {
@@ -90,8 +97,8 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         if (now >= deadline) return
         socket.cork()
         for (let i = 0; i < count; i++) {
-          socket.write(options.requests[next]!)
-          next = next + 1 === options.requests.length ? 0 : next + 1
+          socket.write(requests[next]!)
+          next = next + 1 === requests.length ? 0 : next + 1
           sentAt.push(now)
           if (now >= measureFrom) issued++
         }

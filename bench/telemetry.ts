@@ -9,8 +9,11 @@
 // server process and the load process used, so a reader can tell which one was the limit.
 // Rows: "bare" (node:http doing nothing: the machine's ceiling for this loader), the
 // in-memory store, then Redis (started here on a free port when /usr/bin/redis-server
-// exists, otherwise skipped with a note). Per-client rate limits are off: the load
-// generator is one source sending for 1,000 client ids over 10 scopes.
+// exists, otherwise skipped with a note). Per-client rate limits are off. The load is shaped
+// like a fleet behind offices or NATs: each connection comes from its own loopback address
+// (127.0.3.x) and carries its own 1,000 / CONNECTIONS client ids over the 10 scopes, so the
+// server's per-address bounds (ids per address and scope, the median source) see the
+// sources a deployment would, and every report is answered 200.
 // Prints a table and writes bench/results/telemetry.json.
 import { fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -49,11 +52,15 @@ function reportBody(i: number): string {
 function load(url: string): Promise<LoadResult> {
   const { hostname, port, host } = new URL(url)
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }
-  // CLIENTS distinct bodies: every client id appears, spread over all scopes.
+  // CLIENTS distinct bodies: every client id appears, spread over all scopes; client i reports from address i % CONNECTIONS.
   const requests = Array.from({ length: CLIENTS }, (_, i) => serialisePost(host, '/v1/report', headers, reportBody(i)))
+  const perConnection = Array.from({ length: CONNECTIONS }, (_, c) => ({
+    localAddress: `127.0.3.${c + 1}`,
+    requests: requests.filter((_, i) => i % CONNECTIONS === c),
+  }))
   setTimeout(() => process.send!('measuring'), WARMUP_MS)
   return runLoadHere({
-    host: hostname, port: Number(port), requests, connections: CONNECTIONS, depth: DEPTH,
+    host: hostname, port: Number(port), requests, perConnection, connections: CONNECTIONS, depth: DEPTH,
     durationMs: DURATION_MS, warmupMs: WARMUP_MS, maxSamples: 4_000_000,
   })
 }
@@ -83,18 +90,18 @@ async function runOnce(url: string): Promise<PhaseResult> {
 }
 
 /** ROUNDS load runs against the same server; the median run by throughput, with every run's rate. */
-async function runLoad(url: string): Promise<PhaseResult & { runsPerSecond: number[] }> {
+async function runLoad(url: string): Promise<PhaseResult & { runsPerSecond: number[]; failedAllRuns: number }> {
   const runs: PhaseResult[] = []
   for (let i = 0; i < ROUNDS; i++) runs.push(await runOnce(url))
   const sorted = [...runs].sort((a, b) => a.perSecond - b.perSecond)
-  return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, runsPerSecond: runs.map((r) => r.perSecond) }
+  return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, runsPerSecond: runs.map((r) => r.perSecond), failedAllRuns: runs.reduce((sum, r) => sum + r.failed, 0) }
 }
 
-function row(name: string, r: PhaseResult & { runsPerSecond: number[] }, note = ''): void {
+function row(name: string, r: PhaseResult & { runsPerSecond: number[]; failedAllRuns: number }, note = ''): void {
   console.log(`${name.padEnd(8)} ${String(r.perSecond).padStart(10)} ${r.p50Ms.toFixed(2).padStart(8)} ${r.p99Ms.toFixed(2).padStart(8)} ${String(r.ok).padStart(9)} ${String(r.failed).padStart(7)} ${r.serverCpuShare.toFixed(2).padStart(7)} ${r.loaderCpuShare.toFixed(2).padStart(7)} ${r.loadAverage1m.toFixed(2).padStart(6)}  [${r.runsPerSecond.join(', ')}]${note}`)
 }
 
-async function phase(name: string, store: TelemetryStore): Promise<PhaseResult & { runsPerSecond: number[] }> {
+async function phase(name: string, store: TelemetryStore): Promise<PhaseResult & { runsPerSecond: number[]; failedAllRuns: number }> {
   const server = await serve({
     port: 0,
     options: { store, auth: { tokens: { [TOKEN]: { tenant: 'bench', scopes: '*' } } }, rateLimit: false, quotas: { 'https://api-0.example.com': { perMinute: 80 } } },
@@ -117,7 +124,10 @@ async function inProcess(count: number): Promise<number> {
   const started = performance.now()
   for (let i = 0; i < count; i++) {
     const body = bodies[i % bodies.length]!
-    const request: TelemetryRequest = { method: 'POST', target: '/v1/report', header: (name) => headers[name] ?? null, body: async () => body }
+    const request: TelemetryRequest = {
+      method: 'POST', target: '/v1/report', header: (name) => headers[name] ?? null, body: async () => body,
+      remoteAddress: `127.0.3.${((i % bodies.length) % CONNECTIONS) + 1}`,
+    }
     const out = await core(request)
     if (out.status !== 200) throw new Error(`unexpected ${out.status}`)
   }
@@ -125,7 +135,7 @@ async function inProcess(count: number): Promise<number> {
 }
 
 /** Calibration: a bare node:http server that reads the body and answers 200, under the same load. */
-async function bareBaseline(): Promise<PhaseResult & { runsPerSecond: number[] }> {
+async function bareBaseline(): Promise<PhaseResult & { runsPerSecond: number[]; failedAllRuns: number }> {
   const server = createServer((req, res) => {
     req.resume()
     req.on('end', () => { res.writeHead(200, { 'content-length': 2 }); res.end('{}') })
@@ -155,12 +165,13 @@ async function main(): Promise<void> {
     memoryP50Ms: round2(memory.p50Ms),
     memoryRunsPerSec: memory.runsPerSecond.join(' '),
     memoryFailed: memory.failed,
+    memoryFailedAllRuns: memory.failedAllRuns,
     memoryServerCpuShare: round2(memory.serverCpuShare),
     memoryLoaderCpuShare: round2(memory.loaderCpuShare),
     bareNodeHttpPerSec: bare.perSecond,
     bareP99Ms: round2(bare.p99Ms),
     bareRunsPerSec: bare.runsPerSecond.join(' '),
-    loader: `node:net raw sockets, ${CONNECTIONS} connections x ${DEPTH} pipelined, ${DURATION_MS} ms after ${WARMUP_MS} ms warm-up, median of ${ROUNDS} runs`,
+    loader: `node:net raw sockets, ${CONNECTIONS} connections x ${DEPTH} pipelined, one source address (127.0.3.x) per connection, ${DURATION_MS} ms after ${WARMUP_MS} ms warm-up, median of ${ROUNDS} runs`,
     cpus: availableParallelism(),
   }
   if (hasRedisServer()) {
@@ -175,6 +186,7 @@ async function main(): Promise<void> {
       results.redisP50Ms = round2(result.p50Ms)
       results.redisRunsPerSec = result.runsPerSecond.join(' ')
       results.redisFailed = result.failed
+      results.redisFailedAllRuns = result.failedAllRuns
       results.redisServerCpuShare = round2(result.serverCpuShare)
       results.redisLoaderCpuShare = round2(result.loaderCpuShare)
     } finally {

@@ -1,6 +1,7 @@
 // `polite-fetch telemetry-server`: the AATB telemetry endpoint on node:http.
 //   --port 8787  --host 127.0.0.1  [--redis redis://127.0.0.1:6379]
 //   [--quota scope=perMinute]…  [--token [tenant=]token:scope1,scope2]…
+//   [--trusted-token …]…  [--admin-token token]  [--trust-proxy]
 import { parseArgs } from 'node:util'
 import { parseTokenArg } from '../server/auth.js'
 import type { TenantGrant } from '../server/auth.js'
@@ -19,6 +20,13 @@ const usage = `usage: polite-fetch telemetry-server [options]
   --token [tenant=]<token>:<scopes>
                                  bearer token allowed to report on comma-separated scopes,
                                  or * for all (repeatable); no --token = open (development only)
+  --trusted-token [tenant=]<token>:<scopes>
+                                 the same for a token kept secret (a server-side fleet): not bounded
+                                 per source address, and its RateLimit-Policy hints set the quota
+  --admin-token <token>          the operator's token: it alone reads /metrics, the dashboard's data
+                                 (GET / shows the dashboard) and any tenant's aggregate
+  --trust-proxy                  take the source address from the last X-Forwarded-For entry
+                                 (only behind a reverse proxy you run)
 `
 
 export interface ParsedServerArgs {
@@ -27,6 +35,8 @@ export interface ParsedServerArgs {
   redis?: string
   quotas: Record<string, QuotaRate>
   tokens: Record<string, TenantGrant>
+  adminToken?: string
+  trustProxy: boolean
 }
 
 /** Parse the command line; returns an error message for bad input. */
@@ -41,6 +51,9 @@ export function parseServerArgs(argv: string[]): ParsedServerArgs | string {
         redis: { type: 'string' },
         quota: { type: 'string', multiple: true, default: [] },
         token: { type: 'string', multiple: true, default: [] },
+        'trusted-token': { type: 'string', multiple: true, default: [] },
+        'admin-token': { type: 'string' },
+        'trust-proxy': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -59,12 +72,17 @@ export function parseServerArgs(argv: string[]): ParsedServerArgs | string {
     quotas[item.slice(0, equals)] = { perMinute }
   }
   const tokens: Record<string, TenantGrant> = {}
-  for (const [index, item] of (values.token ?? []).entries()) {
+  const given = [...(values.token ?? []).map((item) => ({ item, trusted: false })), ...(values['trusted-token'] ?? []).map((item) => ({ item, trusted: true }))]
+  for (const [index, { item, trusted }] of given.entries()) {
     const parsed = parseTokenArg(item, index)
-    if (!parsed) return `invalid --token ${item} (want [tenant=]token:scope1,scope2)`
-    tokens[parsed[0]] = parsed[1]
+    const flag = trusted ? '--trusted-token' : '--token'
+    if (!parsed) return `invalid ${flag} ${item} (want [tenant=]token:scope1,scope2)`
+    tokens[parsed[0]] = trusted ? { ...parsed[1], trusted: true } : parsed[1]
   }
-  const parsed: ParsedServerArgs = { port, host: values.host ?? '127.0.0.1', quotas, tokens }
+  const adminToken = values['admin-token']
+  if (adminToken !== undefined && (!/^\S+$/.test(adminToken) || Object.hasOwn(tokens, adminToken))) return 'invalid --admin-token (a non-empty token, distinct from every tenant token)'
+  const parsed: ParsedServerArgs = { port, host: values.host ?? '127.0.0.1', quotas, tokens, trustProxy: values['trust-proxy'] === true }
+  if (adminToken !== undefined) parsed.adminToken = adminToken
   if (values.redis) parsed.redis = values.redis
   return parsed
 }
@@ -80,11 +98,13 @@ export async function run(argv: string[]): Promise<number> {
     return 1
   }
   const store = args.redis ? createRedisStore({ url: args.redis }) : createMemoryStore()
-  const options: TelemetryHandlerOptions = { store, quotas: args.quotas }
+  const options: TelemetryHandlerOptions = { store, quotas: args.quotas, trustProxy: args.trustProxy }
   if (Object.keys(args.tokens).length > 0) options.auth = { tokens: args.tokens }
+  if (args.adminToken !== undefined) options.adminToken = args.adminToken
   const server = await serve({ port: args.port, host: args.host, options })
   const mode = Object.keys(args.tokens).length > 0 ? `${Object.keys(args.tokens).length} token(s)` : 'OPEN (no --token: development only)'
-  process.stdout.write(`telemetry server on ${server.url} (store: ${args.redis ? 'redis' : 'memory'}, auth: ${mode})\n`)
+  const admin = args.adminToken === undefined ? 'no admin token: /metrics open' : 'admin token set'
+  process.stdout.write(`telemetry server on ${server.url} (store: ${args.redis ? 'redis' : 'memory'}, auth: ${mode}, ${admin}; dashboard at ${server.url}/)\n`)
   await new Promise<void>((resolve) => {
     const stop = () => resolve()
     process.once('SIGINT', stop)

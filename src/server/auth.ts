@@ -4,6 +4,11 @@
 export interface TenantGrant {
   tenant: string
   scopes: readonly string[] | '*'
+  /**
+   * A trusted token (keep it secret: a server-side fleet, not a web page) is not bounded per
+   * source address, and its quota hints are taken as given rather than waiting for agreement.
+   */
+  trusted?: boolean
 }
 
 export interface AuthOptions {
@@ -12,31 +17,51 @@ export interface AuthOptions {
 }
 
 export type AuthResult =
-  | { ok: true; tenant: string; allows(scope: string): boolean }
+  | { ok: true; tenant: string; trusted: boolean; allows(scope: string): boolean }
   | { ok: false; status: 401; error: string }
 
-const OPEN: AuthResult = { ok: true, tenant: 'anonymous', allows: () => true }
+/** The tenant every report belongs to in open mode. */
+export const OPEN_TENANT = 'open'
+
+const OPEN: AuthResult = { ok: true, tenant: OPEN_TENANT, trusted: false, allows: () => true }
 
 export interface Authenticator {
   /** `authorization` header value (or null) → who is calling. */
   check(header: string | null): AuthResult
   readonly open: boolean
+  /** The tenants tokens map to (just the open tenant in open mode). */
+  readonly tenants: readonly string[]
+}
+
+/** The bearer token of an `authorization` header value, or undefined. */
+export function bearerToken(header: string | null): string | undefined {
+  if (!header) return undefined
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
+}
+
+/** Compare secrets without an early exit, so the time taken does not say how much of one matched. */
+export function sameSecret(a: string, b: string): boolean {
+  if (a.length !== b.length) return false
+  let difference = 0
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return difference === 0
 }
 
 /** `auth` omitted or `false` = open mode (development only): anyone may report on any scope. */
 export function createAuthenticator(auth: AuthOptions | false | undefined): Authenticator {
-  if (!auth) return { check: () => OPEN, open: true }
+  if (!auth) return { check: () => OPEN, open: true, tenants: [OPEN_TENANT] }
   const grants = new Map<string, AuthResult>()
   for (const [token, grant] of Object.entries(auth.tokens)) {
     const scopes = grant.scopes === '*' ? undefined : new Set(grant.scopes)
-    grants.set(token, { ok: true, tenant: grant.tenant, allows: (scope) => !scopes || scopes.has(scope) })
+    grants.set(token, { ok: true, tenant: grant.tenant, trusted: grant.trusted === true, allows: (scope) => !scopes || scopes.has(scope) })
   }
   return {
     open: false,
+    tenants: [...new Set(Object.values(auth.tokens).map((grant) => grant.tenant))],
     check(header) {
       if (!header) return { ok: false, status: 401, error: 'missing bearer token' }
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
-      const grant = match ? grants.get(match[1]!) : undefined
+      const token = bearerToken(header)
+      const grant = token === undefined ? undefined : grants.get(token)
       return grant ?? { ok: false, status: 401, error: 'unknown bearer token' }
     },
   }

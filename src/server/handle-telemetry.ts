@@ -2,13 +2,15 @@
 // web-standard handler (Request → Response) and the node:http fast path in serve()
 // both adapt to this one function, so they cannot behave differently.
 import { MAX_SCOPE_LENGTH, parseReport } from '../telemetry/protocol.js'
-import { createAuthenticator } from './auth.js'
+import { bearerToken, createAuthenticator, sameSecret } from './auth.js'
 import type { AuthOptions } from './auth.js'
+import { DASHBOARD_HTML } from './dashboard-html.js'
 import { createKeyedRateLimiter } from './keyed-rate-limiter.js'
 import { createMemoryStore } from './memory-store.js'
 import { createMetrics } from './metrics.js'
+import { forwardedFor, sourceKey } from './source-address.js'
 import { StoreUnavailableError } from './telemetry-store.js'
-import type { TelemetryStore } from './telemetry-store.js'
+import type { ReportOrigin, TelemetryStore } from './telemetry-store.js'
 
 /** A scope's quota refill rate: say the unit. */
 export type QuotaRate = { perMinute: number } | { perSecond: number }
@@ -31,6 +33,14 @@ export interface TelemetryHandlerOptions {
   quotas?: Record<string, QuotaRate>
   /** Bearer tokens per tenant. Omitted or false: open mode (development only). */
   auth?: AuthOptions | false
+  /**
+   * The operator's token, distinct from every tenant token. When set, it alone may read
+   * `/metrics`, the dashboard's data and any tenant's aggregate. Without it `/metrics` is
+   * open, and the dashboard's data is served only in open mode.
+   */
+  adminToken?: string
+  /** Behind a reverse proxy you run: take the source address from the last `X-Forwarded-For` entry. Default false. */
+  trustProxy?: boolean
   /** Report rate limits; false disables them (benchmarks). */
   rateLimit?: ReportRateLimit | false
   /** Origins allowed to call from browsers: '*' (default) or a list. */
@@ -62,8 +72,12 @@ export interface TelemetryResponse {
 export type TelemetryCore = (request: TelemetryRequest) => Promise<TelemetryResponse>
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** The dashboard runs only its own inline script and style, and talks only to this origin. */
+const DASHBOARD_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 /** Routes counted by name in /metrics; anything else is 'other'. */
-const ROUTES = new Set(['/v1/report', '/v1/aggregate', '/healthz', '/metrics'])
+const ROUTES = new Set(['/v1/report', '/v1/aggregate', '/v1/fleet', '/healthz', '/metrics', '/'])
+/** Scopes per tenant on the dashboard: the most recently reported. */
+const DASHBOARD_SCOPES = 50
 
 function quotaPerSecond(rate: QuotaRate): number {
   return 'perSecond' in rate ? rate.perSecond : rate.perMinute / 60
@@ -81,6 +95,12 @@ export function createTelemetryCore(options: TelemetryHandlerOptions = {}): Tele
   const perClient = limits && createKeyedRateLimiter({ perSecond: limits.perClientPerSecond ?? 2, burst: limits.perClientBurst ?? 10 })
   const perSource = limits && createKeyedRateLimiter({ perSecond: limits.perSourcePerSecond ?? 500, burst: limits.perSourceBurst ?? 1000 })
   const corsOrigins = options.corsOrigins ?? '*'
+  const adminToken = options.adminToken
+  if (adminToken !== undefined) {
+    if (!/^\S+$/.test(adminToken)) throw new TypeError('adminToken must be a non-empty token without spaces')
+    if (options.auth && Object.hasOwn(options.auth.tokens, adminToken)) throw new TypeError('adminToken must differ from every tenant token')
+  }
+  const quotaOf = (scope: string) => quotas.get(scope)
   const decoder = new TextDecoder('utf-8', { fatal: true })
 
   function json(status: number, body: unknown, origin: string | null, extra?: Record<string, string>): TelemetryResponse {
@@ -109,7 +129,7 @@ export function createTelemetryCore(options: TelemetryHandlerOptions = {}): Tele
     return fail(429, 'rate_limited', 'too many reports; slow down', origin, { 'retry-after': String(seconds) })
   }
 
-  async function report(request: TelemetryRequest, origin: string | null, source: string, allows: (scope: string) => boolean): Promise<TelemetryResponse> {
+  async function report(request: TelemetryRequest, origin: string | null, from: ReportOrigin, allows: (scope: string) => boolean): Promise<TelemetryResponse> {
     const type = request.header('content-type') ?? ''
     if (type !== 'application/json' && !/^application\/json\s*(;|$)/i.test(type)) return fail(415, 'unsupported_media_type', 'content-type must be application/json', origin)
     const declared = Number(request.header('content-length') ?? '0')
@@ -127,20 +147,45 @@ export function createTelemetryCore(options: TelemetryHandlerOptions = {}): Tele
     const value = parsed.value
     if (!allows(value.scope)) return fail(403, 'scope_forbidden', 'this token may not report on this scope', origin)
     const at = now()
-    const wait = perClient ? perClient.take(`${source}\u0000${value.clientId}`, at) : 0
+    const wait = perClient ? perClient.take(`${from.source}\u0000${value.clientId}`, at) : 0
     if (wait > 0) return limited(wait, origin)
-    const reply = await store.report(value, at, quotas.get(value.scope))
-    metrics.countReport(value.throttled > 0)
-    return json(200, reply, origin)
+    const result = await store.report(value, at, quotas.get(value.scope), from)
+    if (!result.ok) {
+      const seconds = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)))
+      return fail(429, 'scope_limit', 'too many scopes for this token or address; one frees when a scope goes idle', origin, { 'retry-after': seconds })
+    }
+    if (!result.duplicate) metrics.countReport(value.throttled > 0)
+    return json(200, result.reply, origin)
   }
 
-  async function aggregate(query: string, origin: string | null, allows: (scope: string) => boolean): Promise<TelemetryResponse> {
-    const scope = new URLSearchParams(query).get('scope')
+  /** Is this the operator (the admin token)? */
+  function isAdmin(request: TelemetryRequest): boolean {
+    const token = bearerToken(request.header('authorization'))
+    return adminToken !== undefined && token !== undefined && sameSecret(token, adminToken)
+  }
+
+  /** The operator's reads: with an admin token only its holder; without one only an open endpoint. */
+  function operatorRefusal(request: TelemetryRequest, origin: string | null, openWithoutAdmin: boolean): TelemetryResponse | undefined {
+    if (adminToken === undefined) {
+      return openWithoutAdmin ? undefined : fail(403, 'admin_required', 'configure an admin token to read across tenants', origin)
+    }
+    if (isAdmin(request)) return undefined
+    return fail(401, 'unauthorized', 'this route needs the admin token', origin, { 'www-authenticate': 'Bearer' })
+  }
+
+  async function aggregate(query: URLSearchParams, origin: string | null, tenant: string, allows: (scope: string) => boolean): Promise<TelemetryResponse> {
+    const scope = query.get('scope')
     if (!scope || scope.length > MAX_SCOPE_LENGTH || !/^[\x21-\x7e]+$/.test(scope)) {
       return fail(400, 'invalid_scope', `scope must be 1..${MAX_SCOPE_LENGTH} visible ASCII characters`, origin)
     }
     if (!allows(scope)) return fail(403, 'scope_forbidden', 'this token may not read this scope', origin)
-    return json(200, await store.read(scope, now(), quotas.get(scope)), origin)
+    return json(200, await store.read(tenant, scope, now(), quotas.get(scope)), origin)
+  }
+
+  async function fleet(origin: string | null): Promise<TelemetryResponse> {
+    const at = now()
+    const scopes = store.snapshot ? await store.snapshot(auth.tenants, at, DASHBOARD_SCOPES, quotaOf) : []
+    return json(200, { now: at, scopes }, origin)
   }
 
   async function route(request: TelemetryRequest, pathname: string, query: string, origin: string | null): Promise<TelemetryResponse> {
@@ -161,20 +206,38 @@ export function createTelemetryCore(options: TelemetryHandlerOptions = {}): Tele
     if (pathname === '/healthz') {
       return method === 'GET' || method === 'HEAD' ? json(200, { ok: true }, origin) : fail(405, 'method_not_allowed', 'use GET', origin, { allow: 'GET' })
     }
-    if (pathname === '/metrics') {
-      if (method !== 'GET') return fail(405, 'method_not_allowed', 'use GET', origin, { allow: 'GET' })
-      return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: metrics.render(store.gauges?.() ?? {}) }
+    if (pathname === '/metrics' || pathname === '/' || pathname === '/v1/fleet') {
+      if (method !== 'GET' && method !== 'HEAD') return fail(405, 'method_not_allowed', 'use GET', origin, { allow: 'GET' })
+      // The page itself holds no data (it asks /v1/fleet with the token it is given), so anyone may load it.
+      if (pathname === '/') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': DASHBOARD_CSP }, body: DASHBOARD_HTML }
+      const refusal = operatorRefusal(request, origin, pathname === '/metrics' || auth.open)
+      if (refusal) return refusal
+      if (pathname === '/v1/fleet') return fleet(origin)
+      const gauges = await store.gauges?.(now(), auth.tenants) ?? {}
+      return { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: metrics.render(gauges) }
     }
     const isReport = pathname === '/v1/report'
     if (!isReport && pathname !== '/v1/aggregate') return fail(404, 'not_found', 'no such route', origin)
     const wanted = isReport ? 'POST' : 'GET'
     if (method !== wanted) return fail(405, 'method_not_allowed', `use ${wanted}`, origin, { allow: wanted })
+    const params = isReport ? undefined : new URLSearchParams(query)
+    const otherTenant = params?.get('tenant')
+    if (otherTenant != null) {
+      // A read across tenants: the operator's, never a tenant token's.
+      const refusal = operatorRefusal(request, origin, auth.open)
+      if (refusal) return refusal
+      return aggregate(params!, origin, otherTenant, () => true)
+    }
     const who = auth.check(request.header('authorization'))
     if (!who.ok) return fail(who.status, 'unauthorized', who.error, origin, { 'www-authenticate': 'Bearer' })
-    const source = request.remoteAddress ?? who.tenant
+    const address = (options.trustProxy ? forwardedFor(request.header('x-forwarded-for')) : undefined) ?? request.remoteAddress
+    // Without an address (a host that does not pass one) the tenant is the only source there is.
+    const source = address === undefined ? `tenant:${who.tenant}` : sourceKey(address)
     const wait = perSource ? perSource.take(source, now()) : 0
     if (wait > 0) return limited(wait, origin)
-    return isReport ? report(request, origin, source, who.allows) : aggregate(query, origin, who.allows)
+    return isReport
+      ? report(request, origin, { tenant: who.tenant, source, trusted: who.trusted }, who.allows)
+      : aggregate(params!, origin, who.tenant, who.allows)
   }
 
   const core: TelemetryCore = async (request) => {

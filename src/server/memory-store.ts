@@ -1,14 +1,32 @@
-// The default store: the pure aggregator, in this process. One instance = one view;
-// run several server instances against Redis instead when they must agree.
+// The default store: the pure aggregator, in this process, one per tenant (tenants come
+// from the configured tokens, so their number is bounded). One instance = one view; run
+// several server instances against Redis instead when they must agree.
 import { createAggregator } from '../telemetry/aggregator.js'
-import type { AggregatorOptions } from '../telemetry/aggregator.js'
+import type { Aggregator, AggregatorOptions } from '../telemetry/aggregator.js'
 import type { TelemetryStore } from './telemetry-store.js'
 
 export function createMemoryStore(options: AggregatorOptions = {}): TelemetryStore {
-  const aggregator = createAggregator(options)
+  const tenants = new Map<string, Aggregator>()
+  const of = (tenant: string): Aggregator => {
+    let aggregator = tenants.get(tenant)
+    if (!aggregator) tenants.set(tenant, (aggregator = createAggregator(options)))
+    return aggregator
+  }
   return {
-    report: async (report, now, quota) => aggregator.report(report, now, quota),
-    read: async (scope, now, quota) => aggregator.read(scope, now, quota),
-    gauges: () => ({ scopes: aggregator.scopeCount() }),
+    report: async (report, now, quota, origin) =>
+      of(origin.tenant).record(report, now, quota, { source: origin.source, trusted: origin.trusted }),
+    read: async (tenant, scope, now, quota) => of(tenant).read(scope, now, quota),
+    snapshot: async (names, now, limit, quotaOf) =>
+      names.flatMap((tenant) => (tenants.get(tenant)?.snapshot(now, limit, quotaOf) ?? []).map((scope) => ({ tenant, ...scope }))),
+    gauges: (now) => {
+      let scopes = 0
+      let clients = 0
+      for (const aggregator of tenants.values()) {
+        aggregator.prune(now) // current at scrape time, not as of the last report
+        scopes += aggregator.scopeCount()
+        clients += aggregator.clientCount()
+      }
+      return { scopes, tracked_clients: clients }
+    },
   }
 }

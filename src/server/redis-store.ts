@@ -5,13 +5,13 @@
 // trying forever, so the store recovers by itself when Redis comes back.
 import { Redis } from 'ioredis'
 import type { RedisOptions } from 'ioredis'
-import { addFairShare, OVERFLOW_CLIENT_ID, resolveAggregatorOptions } from '../telemetry/aggregator.js'
-import type { AggregatorOptions } from '../telemetry/aggregator.js'
+import { addFairShare, aggregatorIdleMs, backlogWeight, OVERFLOW_CLIENT_ID, resolveAggregatorOptions } from '../telemetry/aggregator.js'
+import type { AggregatorOptions, RecordResult } from '../telemetry/aggregator.js'
 import { learnableQuotaPerSecond, PROTOCOL_VERSION } from '../telemetry/protocol.js'
 import type { TelemetryReply } from '../telemetry/protocol.js'
-import { READ_SCRIPT, REPORT_SCRIPT } from './redis-scripts.js'
+import { GAUGE_SCRIPT, READ_SCRIPT, REPORT_SCRIPT } from './redis-scripts.js'
 import { StoreUnavailableError } from './telemetry-store.js'
-import type { TelemetryStore } from './telemetry-store.js'
+import type { TelemetryStore, TenantScopeSnapshot } from './telemetry-store.js'
 
 export interface RedisStoreOptions extends AggregatorOptions {
   /** `redis://host:port[/db]`. Default `redis://127.0.0.1:6379`. */
@@ -23,6 +23,12 @@ export interface RedisStoreOptions extends AggregatorOptions {
    * that is down fails at once (no offline queue), whatever this says. Default 250 ms.
    */
   commandTimeoutMs?: number
+  /**
+   * How long an idle scope's keys stay in Redis. Liveness is decided by the scripts' clock
+   * (a scope's last report), so this only collects garbage; it must exceed the idle window
+   * (70 s). Default twice the idle window.
+   */
+  keyTtlMs?: number
   /** Longest pause between reconnect attempts. Default 500 ms. */
   maxReconnectDelayMs?: number
   /** Extra ioredis options (merged last, so they can override ours). */
@@ -32,6 +38,7 @@ export interface RedisStoreOptions extends AggregatorOptions {
 interface ScriptedRedis extends Redis {
   politeReport(...args: (string | number)[]): Promise<string[]>
   politeRead(...args: (string | number)[]): Promise<string[]>
+  politeGauges(...args: (string | number)[]): Promise<string[]>
 }
 
 export interface RedisStore extends TelemetryStore {
@@ -55,33 +62,42 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   let errors = 0
   // Without a listener ioredis prints every connection error; the count feeds /metrics.
   client.on('error', () => { errors++ })
-  client.defineCommand('politeReport', { numberOfKeys: 4, lua: REPORT_SCRIPT })
-  client.defineCommand('politeRead', { numberOfKeys: 4, lua: READ_SCRIPT })
+  client.defineCommand('politeReport', { numberOfKeys: 9, lua: REPORT_SCRIPT })
+  client.defineCommand('politeRead', { numberOfKeys: 9, lua: READ_SCRIPT })
+  client.defineCommand('politeGauges', { numberOfKeys: 2, lua: GAUGE_SCRIPT })
 
   const reportBuckets = o.reportWindowMs / o.reportBucketMs
   const activeBuckets = o.activeWindowMs / o.activeBucketMs
-  const idleMs = Math.max(o.activeWindowMs + o.activeBucketMs, o.reportWindowMs + 2 * o.reportBucketMs)
+  const idleMs = aggregatorIdleMs(o)
+  const keyTtlMs = Math.max(options.keyTtlMs ?? 2 * idleMs, idleMs)
 
-  // Key names per scope, memoised (bounded: cleared when full) since every report needs them.
-  const keyCache = new Map<string, readonly string[]>()
-  function keys(scope: string): readonly string[] {
-    let cached = keyCache.get(scope)
+  // Every key of a tenant shares its hash tag; encodeURIComponent escapes { and }, so
+  // neither a tenant nor a scope nor a source can break out of it. Memoised (bounded:
+  // cleared when full) since every report needs them.
+  const keyCache = new Map<string, string[]>()
+  function keys(tenant: string, scope: string, source: string): string[] {
+    const cacheKey = `${tenant}\u0000${scope}`
+    let cached = keyCache.get(cacheKey)
     if (!cached) {
-      // encodeURIComponent escapes { and }, so a scope cannot break out of its hash tag.
-      const tag = `${prefix}{${encodeURIComponent(scope)}}`
-      cached = [`${tag}:c`, `${tag}:z`, `${tag}:b`, `${tag}:m`]
+      const tag = `${prefix}{${encodeURIComponent(tenant)}}`
+      const base = `${tag}:s:${encodeURIComponent(scope)}`
+      cached = [`${base}:c`, `${base}:z`, `${base}:b`, `${base}:m`, `${base}:s`, `${tag}:scopes`, `${tag}:counts`, `${tag}:total`, `${tag}:a:`]
       if (keyCache.size >= 4096) keyCache.clear()
-      keyCache.set(scope, cached)
+      keyCache.set(cacheKey, cached)
     }
-    return cached
+    const out = cached.slice()
+    out[8] = `${cached[8]}${encodeURIComponent(source)}`
+    return out
   }
 
   function common(now: number): (string | number)[] {
-    return [now, o.reportBucketMs, reportBuckets, o.activeBucketMs, activeBuckets, o.includeCurrentBucket ? '1' : '0']
+    return [now, o.reportBucketMs, reportBuckets, o.activeBucketMs, activeBuckets, o.includeCurrentBucket ? '1' : '0',
+      idleMs, o.sourceMedianMultiple, o.minQuotaSources, keyTtlMs]
   }
 
+  /** values: attempts, 429 reports, counted clients, counted weight, weight, source weight, weight cap, trusted, quota. */
   function toReply(scope: string, values: string[], configured: number | undefined): TelemetryReply {
-    const [attempts, throttled, active, weightSum, weight, learned] = values
+    const [attempts, throttled, active, weightSum, weight, sourceWeight, capWeight, trusted, learned] = values
     const reply: TelemetryReply = {
       v: PROTOCOL_VERSION,
       scope,
@@ -90,7 +106,9 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       throttledReports: Number(throttled),
       windowMs: o.reportWindowMs,
     }
-    addFairShare(reply, configured ?? (learned ? Number(learned) : undefined), Number(weight), Number(weightSum))
+    const w = Number(weight)
+    const effective = trusted === '1' || Number(sourceWeight) <= Number(capWeight) ? w : (w * Number(capWeight)) / Number(sourceWeight)
+    addFairShare(reply, configured ?? (learned ? Number(learned) : undefined), effective, Number(weightSum))
     return reply
   }
 
@@ -102,25 +120,68 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     }
   }
 
+  const read = (tenant: string, scope: string, now: number) => client.politeRead(...keys(tenant, scope, ''), ...common(now), scope)
+
   return {
     client,
-    report: (report, now, configured) => call(async () => {
-      const weight = Math.min(o.maxBacklogWeight, Math.max(1, report.backlog ?? 0))
+    report: (report, now, configured, origin) => call(async (): Promise<RecordResult> => {
       // A hint no reply could carry is not stored (see learnableQuotaPerSecond).
       const learned = report.quota && learnableQuotaPerSecond(report.quota)
-      const hint = learned === undefined ? '' : String(learned)
       const values = await client.politeReport(
-        ...keys(report.scope), ...common(now),
-        report.clientId, report.attempts, report.throttled, weight, hint,
-        o.maxAttemptsPerClientPerBucket, o.maxClientsPerScope, idleMs, OVERFLOW_CLIENT_ID,
+        ...keys(origin.tenant, report.scope, origin.source), ...common(now),
+        report.scope, report.clientId, report.attempts, report.throttled, backlogWeight(o, report.backlog),
+        learned === undefined ? '' : String(learned), report.seq === undefined ? '' : report.seq,
+        origin.source, origin.trusted ? '1' : '0', OVERFLOW_CLIENT_ID,
+        o.maxAttemptsPerClientPerBucket, o.maxClientsPerScope, o.maxScopes, o.maxClients, o.maxScopesPerSource, o.maxClientsPerSource,
       )
-      return toReply(report.scope, values, configured)
+      if (values[0] === 'refused') return { ok: false, reason: 'scope-limit', retryAfterMs: Number(values[1]) }
+      return { ok: true, duplicate: values[0] === 'dup', reply: toReply(report.scope, values.slice(1), configured) }
     }),
-    read: (scope, now, configured) => call(async () => {
-      const values = await client.politeRead(...keys(scope), ...common(now))
-      return toReply(scope, values, configured)
+    read: (tenant, scope, now, configured) => call(async () => toReply(scope, await read(tenant, scope, now), configured)),
+    snapshot: (tenants, now, limit, quotaOf) => call(async () => {
+      const out: TenantScopeSnapshot[] = []
+      for (const tenant of tenants) {
+        const scopesKey = keys(tenant, '', '')[5]!
+        const names = await client.zrevrangebyscore(scopesKey, '+inf', `(${now - idleMs}`, 'LIMIT', 0, limit)
+        for (const scope of names) {
+          const values = await read(tenant, scope, now)
+          const aggregate = toReply(scope, values, quotaOf(scope))
+          const attempts: number[] = []
+          const throttledAttempts: number[] = []
+          for (let i = 11; i + 1 < values.length; i += 2) {
+            attempts.push(Number(values[i]))
+            throttledAttempts.push(Number(values[i + 1]))
+          }
+          const snapshot: TenantScopeSnapshot = {
+            tenant, scope, activeClients: aggregate.activeClients, sources: Number(values[9]), attempts, throttledAttempts,
+            bucketMs: o.reportBucketMs, lastReportAt: Number(values[10]),
+          }
+          if (aggregate.quotaPerSecond !== undefined) snapshot.quotaPerSecond = aggregate.quotaPerSecond
+          if (aggregate.fairSharePerSecond !== undefined) snapshot.fairSharePerSecond = aggregate.fairSharePerSecond
+          out.push(snapshot)
+        }
+      }
+      return out
     }),
-    gauges: () => ({ redis_connected: client.status === 'ready' ? 1 : 0, redis_errors: errors }),
+    gauges: async (now, tenants = []) => {
+      const gauges: Record<string, number> = { redis_connected: client.status === 'ready' ? 1 : 0, redis_errors: errors }
+      if (client.status !== 'ready') return gauges
+      try {
+        let scopes = 0
+        let tracked = 0
+        for (const tenant of tenants) {
+          const k = keys(tenant, '', '')
+          const [live, ids] = await client.politeGauges(k[5]!, k[6]!, now, idleMs)
+          scopes += Number(live)
+          tracked += Number(ids)
+        }
+        gauges.scopes = scopes
+        gauges.tracked_clients = tracked
+      } catch {
+        // the scrape still answers with the connection gauges
+      }
+      return gauges
+    },
     close: async () => {
       client.disconnect()
     },

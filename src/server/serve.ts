@@ -3,9 +3,11 @@
 // objects (that is most of the per-report cost); `fastPath: false` goes through the
 // web-standard handler instead. Both paths run the same core, so they answer alike.
 import { createServer } from 'node:http'
+import type { Socket } from 'node:net'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createTelemetryHandler } from './create-telemetry-handler.js'
+import { sourceKey } from './source-address.js'
 import type { TelemetryHandler } from './create-telemetry-handler.js'
 import type { TelemetryHandlerOptions, TelemetryRequest, TelemetryResponse } from './handle-telemetry.js'
 
@@ -19,7 +21,22 @@ export interface ServeOptions {
   options?: TelemetryHandlerOptions
   /** Skip Request/Response objects (default true). */
   fastPath?: boolean
+  /** A client must have sent its request headers within this. Default 5 000 ms. */
+  headersTimeoutMs?: number
+  /** ...and its whole request within this. Default 10 000 ms. */
+  requestTimeoutMs?: number
+  /** An idle keep-alive connection is closed after this. Default 5 000 ms. */
+  keepAliveTimeoutMs?: number
+  /** Open connections one source address may hold; further ones are closed at once. Default 64. */
+  maxConnectionsPerSource?: number
 }
+
+/**
+ * Node enforces the header and request timeouts only when it sweeps its connections, every
+ * 30 s by default, so a 1 byte/s client outlived a 5 s limit by up to 30 s. Sweeping this
+ * often makes a timeout fire at most this late.
+ */
+const TIMEOUT_CHECK_INTERVAL_MS = 250
 
 export interface RunningServer {
   readonly server: Server
@@ -74,7 +91,14 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const fastPath = options.fastPath ?? true
   const host = options.host ?? '127.0.0.1'
 
-  const server = createServer((req, res) => {
+  const headersTimeout = options.headersTimeoutMs ?? 5_000
+  const requestTimeout = options.requestTimeoutMs ?? 10_000
+  const server = createServer({
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+    connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, headersTimeout, requestTimeout),
+  }, (req, res) => {
     const remoteAddress = req.socket.remoteAddress
     if (fastPath) {
       let tooLarge = false
@@ -100,10 +124,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     }
     void webPath(handler, req, res, WEB_PATH_AUTHORITY, remoteAddress)
   })
-  // Bound how long a slow or hostile client may hold a connection.
-  server.requestTimeout = 10_000
-  server.headersTimeout = 5_000
-  server.keepAliveTimeout = 5_000
+  limitConnectionsPerSource(server, options.maxConnectionsPerSource ?? 64)
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -124,6 +145,27 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       server.closeAllConnections()
     }),
   }
+}
+
+/** Close a source's connections beyond `max` as they arrive, so one address cannot hold every socket. */
+function limitConnectionsPerSource(server: Server, max: number): void {
+  const open = new Map<string, number>()
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress
+    if (address === undefined) return
+    const key = sourceKey(address)
+    const count = (open.get(key) ?? 0) + 1
+    if (count > max) {
+      socket.destroy()
+      return
+    }
+    open.set(key, count)
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1
+      if (left <= 0) open.delete(key)
+      else open.set(key, left)
+    })
+  })
 }
 
 async function webPath(handler: TelemetryHandler, req: IncomingMessage, res: ServerResponse, authority: string, remoteAddress: string | undefined): Promise<void> {

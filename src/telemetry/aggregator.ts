@@ -1,20 +1,26 @@
 // The fleet aggregator: pure (takes `now`), in memory, allocation-light. The server's
-// memory store IS this code, and the simulator runs it in process, so a simulated
-// AATB fleet sees exactly what a deployed one would.
+// memory store IS this code (one aggregator per tenant), and the simulator runs it in
+// process, so a simulated AATB fleet sees exactly what a deployed one would.
 //
 // Windows follow the paper's aggregator (algorithms.md §4.2): attempts and 429 reports
 // over 30 s in 2 s ring buckets, active clients over 60 s in 10 s buckets. Unlike the
 // paper we (by default) include the current, still-filling report bucket, so a fresh
 // 429 is visible to the very next reader; `PAPER_AGGREGATOR_OPTIONS` restores the quirk.
 //
-// Hostile reporters are bounded: a client's attempts count at most
-// `maxAttemptsPerClientPerBucket` per report bucket, its 429s once per report bucket,
-// its presence once per active bucket, its backlog weight at most `maxBacklogWeight`,
-// and a scope tracks at most `maxClientsPerScope` distinct ids (more ids share one
-// overflow entry), so spoofed ids cannot inflate the active count without bound.
-import { learnableQuotaPerSecond } from './protocol.js'
+// Influence is bounded by WHO reports, not only by what is reported: client ids are free
+// to invent, source addresses are not. Every report comes from a source (the server passes
+// the caller's address); per scope, an untrusted source counts for at most
+// `sourceMedianMultiple` × the median source, in clients and in backlog weight, and its
+// attempts and 429 reports per bucket are bounded by the clients it is counted for. A
+// learned quota is the median of the hints of at least `minQuotaSources` distinct
+// sources, or a trusted reporter's hint. Memory is bounded per source and per aggregator:
+// scopes a source may touch, client ids tracked per source and scope, per scope and in
+// total; ids beyond those share one overflow entry, and a new scope beyond them is refused
+// (never evicting a live one). Callers that pass no source (the simulator) are trusted,
+// and each of their clients is its own source.
+import { median } from './median.js'
+import { learnableQuotaPerSecond, PROTOCOL_VERSION } from './protocol.js'
 import type { TelemetryReply, TelemetryReport } from './protocol.js'
-import { PROTOCOL_VERSION } from './protocol.js'
 
 export interface AggregatorOptions {
   /** Window over which attempts and 429 reports are summed. Default 30 000. */
@@ -33,8 +39,18 @@ export interface AggregatorOptions {
   maxBacklogWeight?: number
   /** Distinct client ids tracked per scope; further ids share one overflow entry. Default 10 000. */
   maxClientsPerScope?: number
-  /** Scopes tracked; the least recently reported is dropped beyond this. Default 10 000. */
+  /** Live scopes tracked (per tenant on the server); a new scope beyond this is refused. Default 10 000. */
   maxScopes?: number
+  /** Client ids tracked over all scopes; further ids share their scope's overflow entry. Default 100 000. */
+  maxClients?: number
+  /** Scopes one untrusted source may report on within the idle window. Default 256. */
+  maxScopesPerSource?: number
+  /** Client ids tracked per untrusted source and scope. Default 64. */
+  maxClientsPerSource?: number
+  /** An untrusted source counts for at most this multiple of the scope's median source. Default 2. */
+  sourceMedianMultiple?: number
+  /** Distinct sources whose hints must agree (their median) before a quota is learned. Default 3. */
+  minQuotaSources?: number
 }
 
 export type ResolvedAggregatorOptions = Required<AggregatorOptions>
@@ -49,27 +65,80 @@ export const DEFAULT_AGGREGATOR_OPTIONS: ResolvedAggregatorOptions = {
   maxBacklogWeight: 16,
   maxClientsPerScope: 10_000,
   maxScopes: 10_000,
+  maxClients: 100_000,
+  maxScopesPerSource: 256,
+  maxClientsPerSource: 64,
+  sourceMedianMultiple: 2,
+  minQuotaSources: 3,
 }
 
 /** The paper's aggregator exactly: the current 2 s bucket is excluded from the sums. */
 export const PAPER_AGGREGATOR_OPTIONS: AggregatorOptions = { includeCurrentBucket: false }
 
-/** Id under which clients beyond `maxClientsPerScope` are counted together. */
+/** Id under which clients the aggregator does not track are counted together (one per scope). */
 export const OVERFLOW_CLIENT_ID = '\u0000overflow'
 
+/** Who sent a report: the source (the caller's address) and whether its reporter is trusted. */
+export interface Reporter {
+  source: string
+  /** Trusted reporters (a trusted token) are not bounded per source, and their quota hints are taken as given. */
+  trusted?: boolean
+}
+
+export type RecordResult =
+  | { ok: true; reply: TelemetryReply; duplicate: boolean }
+  /** A new scope beyond `maxScopes` or `maxScopesPerSource`; one frees after `retryAfterMs`. */
+  | { ok: false; reason: 'scope-limit'; retryAfterMs: number }
+
+/** One scope as the operator's dashboard shows it. */
+export interface ScopeSnapshot {
+  scope: string
+  activeClients: number
+  sources: number
+  /** Per report bucket, oldest first (the window's buckets, the current one last). */
+  attempts: number[]
+  throttledAttempts: number[]
+  bucketMs: number
+  quotaPerSecond?: number
+  fairSharePerSecond?: number
+  lastReportAt: number
+}
+
 export interface Aggregator {
-  /** Record a (validated) report at `now` and return the aggregate as the reporter sees it. */
-  report(report: TelemetryReport, now: number, configuredQuotaPerSecond?: number): TelemetryReply
-  /** The aggregate of `scope` at `now`; the fair share is that of a client of weight 1. */
+  /** Record a (validated) report at `now`; a refused new scope is answered with its read-only aggregate. */
+  report(report: TelemetryReport, now: number, configuredQuotaPerSecond?: number, from?: Reporter): TelemetryReply
+  /** Record a report and say whether it was counted, a duplicate, or refused. */
+  record(report: TelemetryReport, now: number, configuredQuotaPerSecond?: number, from?: Reporter): RecordResult
+  /** The aggregate of `scope` at `now`; the fair share is that of an untracked client of weight 1. */
   read(scope: string, now: number, configuredQuotaPerSecond?: number): TelemetryReply
+  /** The most recently reported scopes (at most `limit`), newest first. */
+  snapshot(now: number, limit: number, quotaOf?: (scope: string) => number | undefined): ScopeSnapshot[]
   /** Number of scopes currently tracked. */
   scopeCount(): number
-  /** Drop scopes idle for longer than the active window. Called by `report` too. */
+  /** Number of client ids currently tracked (overflow entries excluded). */
+  clientCount(): number
+  /** Drop scopes (and sources' scope lists) idle for longer than the active window. Called by `report` too. */
   prune(now: number): void
   readonly options: ResolvedAggregatorOptions
 }
 
+interface SourceEntry {
+  trusted: boolean
+  /** Active client entries of this source in the scope, and the sum of their weights. */
+  clients: number
+  weight: number
+  /** Report bucket `bucketAttempts`/`bucketThrottled` belong to. */
+  reportIndex: number
+  bucketAttempts: number
+  bucketThrottled: number
+  /** The source's latest learnable quota hint, units per second. */
+  quota: number | undefined
+}
+
 interface ClientEntry {
+  source: SourceEntry
+  sourceKey: string
+  tracked: boolean
   /** Absolute active-bucket index of the client's last report. */
   activeIndex: number
   weight: number
@@ -78,32 +147,58 @@ interface ClientEntry {
   bucketAttempts: number
   /** Absolute report-bucket index of the client's last counted 429 report. */
   throttledIndex: number
+  /** Highest sequence number counted, -1 for none. */
+  seq: number
 }
 
 interface ScopeState {
   clients: Map<string, ClientEntry>
-  weightSum: number
+  sources: Map<string, SourceEntry>
+  /** Tracked (non-overflow) entries. */
+  tracked: number
+  /** Bounds from the median source, and the sums of what every source counts for under them. */
+  capClients: number
+  capWeight: number
+  countedClients: number
+  countedWeight: number
   /** Active-bucket index up to which expired clients have been swept. */
   sweptIndex: number
-  /** Ring of report buckets: absolute index, attempts, 429 reports per slot. */
+  /** Ring of report buckets: absolute index, attempts, 429 reports, 429 attempts per slot. */
   slotIndex: Float64Array
   slotAttempts: Float64Array
   slotThrottled: Float64Array
-  learnedQuotaPerSecond: number | undefined
+  slotThrottledAttempts: Float64Array
+  medianQuotaPerSecond: number | undefined
+  trustedQuotaPerSecond: number | undefined
   lastReportAt: number
 }
+
+const OVERFLOW_SOURCE = OVERFLOW_CLIENT_ID
 
 export function resolveAggregatorOptions(options: AggregatorOptions = {}): ResolvedAggregatorOptions {
   const resolved = { ...DEFAULT_AGGREGATOR_OPTIONS }
   for (const [key, value] of Object.entries(options)) {
     if (value !== undefined) (resolved as Record<string, unknown>)[key] = value
   }
-  for (const key of ['reportWindowMs', 'reportBucketMs', 'activeWindowMs', 'activeBucketMs'] as const) {
+  for (const key of ['reportWindowMs', 'reportBucketMs', 'activeWindowMs', 'activeBucketMs', 'sourceMedianMultiple'] as const) {
     if (!(resolved[key] > 0)) throw new RangeError(`${key} must be positive`)
+  }
+  for (const key of ['maxScopes', 'maxClients', 'maxClientsPerScope', 'maxScopesPerSource', 'maxClientsPerSource', 'minQuotaSources'] as const) {
+    if (!Number.isInteger(resolved[key]) || resolved[key] < 1) throw new RangeError(`${key} must be a positive integer`)
   }
   if (resolved.reportWindowMs % resolved.reportBucketMs !== 0) throw new RangeError('reportWindowMs must be a multiple of reportBucketMs')
   if (resolved.activeWindowMs % resolved.activeBucketMs !== 0) throw new RangeError('activeWindowMs must be a multiple of activeBucketMs')
   return resolved
+}
+
+/** How long a scope (or a source's claim on one) outlives its last report: no active client and no counted attempt is left. */
+export function aggregatorIdleMs(o: ResolvedAggregatorOptions): number {
+  return Math.max(o.activeWindowMs + o.activeBucketMs, o.reportWindowMs + 2 * o.reportBucketMs)
+}
+
+/** A backlog's fair-share weight: 1 for an idle client, at most `maxBacklogWeight`. */
+export function backlogWeight(o: ResolvedAggregatorOptions, backlog: number | undefined): number {
+  return Math.min(o.maxBacklogWeight, Math.max(1, backlog ?? 0))
 }
 
 export function createAggregator(options: AggregatorOptions = {}): Aggregator {
@@ -112,21 +207,67 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
   const activeBuckets = o.activeWindowMs / o.activeBucketMs
   // One slot more than the window so the excluded current bucket never overwrites the oldest counted one.
   const slots = reportBuckets + 1
+  // Both maps are kept in least-recently-reported order, so pruning looks at the head only.
   const scopes = new Map<string, ScopeState>()
-  // A scope with no report for this long has no active client left and no counted attempt.
-  const idleMs = Math.max(o.activeWindowMs + o.activeBucketMs, o.reportWindowMs + 2 * o.reportBucketMs)
+  const sourceScopes = new Map<string, { lastAt: number; scopes: Map<string, number> }>()
+  const idleMs = aggregatorIdleMs(o)
+  let trackedTotal = 0
 
   function newScope(now: number): ScopeState {
     return {
       clients: new Map(),
-      weightSum: 0,
+      sources: new Map(),
+      tracked: 0,
+      capClients: Infinity,
+      capWeight: Infinity,
+      countedClients: 0,
+      countedWeight: 0,
       sweptIndex: Math.floor(now / o.activeBucketMs),
       slotIndex: new Float64Array(slots).fill(-Infinity),
       slotAttempts: new Float64Array(slots),
       slotThrottled: new Float64Array(slots),
-      learnedQuotaPerSecond: undefined,
+      slotThrottledAttempts: new Float64Array(slots),
+      medianQuotaPerSecond: undefined,
+      trustedQuotaPerSecond: undefined,
       lastReportAt: now,
     }
+  }
+
+  const countedClientsOf = (state: ScopeState, source: SourceEntry) => (source.trusted ? source.clients : Math.min(source.clients, state.capClients))
+  const countedWeightOf = (state: ScopeState, source: SourceEntry) => (source.trusted ? source.weight : Math.min(source.weight, state.capWeight))
+
+  /** Bounds from the median source, the sums under them, and the median quota hint. */
+  function recompute(state: ScopeState): void {
+    const clients: number[] = []
+    const weights: number[] = []
+    const hints: number[] = []
+    for (const source of state.sources.values()) {
+      clients.push(source.clients)
+      weights.push(source.weight)
+      if (source.quota !== undefined) hints.push(source.quota)
+    }
+    state.capClients = Math.ceil(o.sourceMedianMultiple * (median(clients) ?? 1))
+    state.capWeight = Math.ceil(o.sourceMedianMultiple * (median(weights) ?? 1))
+    let countedClients = 0
+    let countedWeight = 0
+    for (const source of state.sources.values()) {
+      countedClients += countedClientsOf(state, source)
+      countedWeight += countedWeightOf(state, source)
+    }
+    state.countedClients = countedClients
+    state.countedWeight = countedWeight
+    state.medianQuotaPerSecond = hints.length >= o.minQuotaSources ? median(hints) : undefined
+  }
+
+  function removeClient(state: ScopeState, id: string, entry: ClientEntry): void {
+    state.clients.delete(id)
+    entry.source.clients -= 1
+    entry.source.weight -= entry.weight
+    if (entry.tracked) {
+      state.tracked--
+      trackedTotal--
+    }
+    if (entry.source.clients === 0) state.sources.delete(entry.sourceKey)
   }
 
   function sweep(state: ScopeState, activeIndex: number): void {
@@ -134,11 +275,9 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     state.sweptIndex = activeIndex
     const oldest = activeIndex - activeBuckets + 1
     for (const [id, entry] of state.clients) {
-      if (entry.activeIndex < oldest) {
-        state.weightSum -= entry.weight
-        state.clients.delete(id)
-      }
+      if (entry.activeIndex < oldest) removeClient(state, id, entry)
     }
+    recompute(state)
   }
 
   function slotFor(state: ScopeState, reportIndex: number): number {
@@ -147,12 +286,13 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       state.slotIndex[slot] = reportIndex
       state.slotAttempts[slot] = 0
       state.slotThrottled[slot] = 0
+      state.slotThrottledAttempts[slot] = 0
     }
     return slot
   }
 
-  function weightOf(backlog: number | undefined): number {
-    return Math.min(o.maxBacklogWeight, Math.max(1, backlog ?? 0))
+  function quotaOf(state: ScopeState | undefined, configured: number | undefined): number | undefined {
+    return configured ?? state?.trustedQuotaPerSecond ?? state?.medianQuotaPerSecond
   }
 
   function reply(state: ScopeState | undefined, scope: string, now: number, quota: number | undefined, weight: number): TelemetryReply {
@@ -161,8 +301,6 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     const oldest = newest - reportBuckets + 1
     let attempts = 0
     let throttled = 0
-    let active = 0
-    let weightSum = 0
     if (state) {
       for (let slot = 0; slot < slots; slot++) {
         const index = state.slotIndex[slot]!
@@ -171,40 +309,69 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
           throttled += state.slotThrottled[slot]!
         }
       }
-      active = state.clients.size
-      weightSum = state.weightSum
     }
     const result: TelemetryReply = {
       v: PROTOCOL_VERSION,
       scope,
-      activeClients: Math.max(1, active),
+      activeClients: Math.max(1, state?.countedClients ?? 0),
       totalAttempts: attempts,
       throttledReports: throttled,
       windowMs: o.reportWindowMs,
     }
-    addFairShare(result, quota ?? state?.learnedQuotaPerSecond, weight, weightSum)
+    addFairShare(result, quotaOf(state, quota), weight, state?.countedWeight ?? 0)
     return result
   }
 
   function prune(now: number): void {
-    // Scopes are kept in least-recently-reported order, so only the head can be stale.
     for (const [scope, state] of scopes) {
       if (now - state.lastReportAt < idleMs) break
+      for (const entry of state.clients.values()) if (entry.tracked) trackedTotal--
       scopes.delete(scope)
+    }
+    for (const [source, claims] of sourceScopes) {
+      if (now - claims.lastAt < idleMs) break
+      sourceScopes.delete(source)
     }
   }
 
-  function report(input: TelemetryReport, now: number, configuredQuotaPerSecond?: number): TelemetryReply {
-    prune(now)
-    let state = scopes.get(input.scope)
-    if (state) {
-      scopes.delete(input.scope) // re-inserted below: keeps LRU order for prune/eviction
-    } else {
-      state = newScope(now)
-      if (scopes.size >= o.maxScopes) {
-        const oldestScope = scopes.keys().next().value
-        if (oldestScope !== undefined) scopes.delete(oldestScope)
+  /** The source's claims on scopes, pruned; undefined for trusted sources (not bounded). */
+  function claimsOf(key: string, now: number): Map<string, number> {
+    let claims = sourceScopes.get(key)
+    if (claims) {
+      sourceScopes.delete(key) // re-inserted below: LRU order
+      for (const [scope, at] of claims.scopes) {
+        if (now - at < idleMs) break
+        claims.scopes.delete(scope)
       }
+    } else {
+      claims = { lastAt: now, scopes: new Map() }
+    }
+    claims.lastAt = now
+    sourceScopes.set(key, claims)
+    return claims.scopes
+  }
+
+  function refuse(now: number, oldestAt: number): RecordResult {
+    return { ok: false, reason: 'scope-limit', retryAfterMs: Math.max(1, idleMs - (now - oldestAt)) }
+  }
+
+  function record(input: TelemetryReport, now: number, configuredQuotaPerSecond?: number, from?: Reporter): RecordResult {
+    prune(now)
+    const trusted = from ? from.trusted === true : true
+    // Without a source (in process) each client is its own source.
+    const sourceKey = from ? from.source : input.clientId
+    let state = scopes.get(input.scope)
+    const claims = trusted ? undefined : claimsOf(sourceKey, now)
+    if (claims && !claims.has(input.scope) && claims.size >= o.maxScopesPerSource) return refuse(now, claims.values().next().value!)
+    if (!state && scopes.size >= o.maxScopes) return refuse(now, scopes.values().next().value!.lastReportAt)
+    if (claims) {
+      claims.delete(input.scope) // re-inserted: LRU order
+      claims.set(input.scope, now)
+    }
+    if (!state) {
+      state = newScope(now)
+    } else {
+      scopes.delete(input.scope) // re-inserted below: keeps LRU order for prune
     }
     scopes.set(input.scope, state)
     state.lastReportAt = now
@@ -213,19 +380,62 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     sweep(state, activeIndex)
     let id = input.clientId
     let entry = state.clients.get(id)
-    if (!entry && state.clients.size >= o.maxClientsPerScope) {
-      id = OVERFLOW_CLIENT_ID
-      entry = state.clients.get(id)
+    // A sequence number already counted: a retry of a report that was recorded (e.g. the store
+    // answered late and the client saw a 503). Nothing changes; the reply is the aggregate.
+    if (entry && input.seq !== undefined && input.seq <= entry.seq) {
+      return { ok: true, reply: reply(state, input.scope, now, configuredQuotaPerSecond, effectiveWeight(state, entry)), duplicate: true }
     }
-    const weight = id === OVERFLOW_CLIENT_ID ? 1 : weightOf(input.backlog)
-    if (!entry) {
-      entry = { activeIndex, weight, reportIndex: -Infinity, bucketAttempts: 0, throttledIndex: -Infinity }
-      state.clients.set(id, entry)
-      state.weightSum += weight
+    let source: SourceEntry
+    let createdEntry = false
+    let createdSource = false
+    if (entry) {
+      source = entry.source
     } else {
-      entry.activeIndex = activeIndex
-      state.weightSum += weight - entry.weight
-      entry.weight = weight
+      let sourceKeyOfEntry = sourceKey
+      let tracked = true
+      const own = state.sources.get(sourceKey)
+      if (state.tracked >= o.maxClientsPerScope || trackedTotal >= o.maxClients ||
+        (!trusted && (own?.clients ?? 0) >= o.maxClientsPerSource)) {
+        id = OVERFLOW_CLIENT_ID
+        sourceKeyOfEntry = OVERFLOW_SOURCE
+        tracked = false
+        entry = state.clients.get(id)
+      }
+      if (entry) {
+        source = entry.source
+      } else {
+        const existing = state.sources.get(sourceKeyOfEntry)
+        createdSource = existing === undefined
+        source = existing ?? newSource(tracked && trusted)
+        entry = newEntry(source, sourceKeyOfEntry, tracked, activeIndex)
+        createdEntry = true
+      }
+    }
+    // A new client in a source at or below the bound may move the median; one above it cannot
+    // (a source above twice the median is above the median). Weights alone move the bounds at
+    // the next sweep (every active bucket), so a report costs a sort only when the fleet changes.
+    const movesMedian = createdSource || (createdEntry && source.clients <= state.capClients)
+    const beforeClients = createdSource ? 0 : countedClientsOf(state, source)
+    const beforeWeight = createdSource ? 0 : countedWeightOf(state, source)
+    if (createdSource) state.sources.set(entry.sourceKey, source)
+    if (createdEntry) {
+      state.clients.set(id, entry)
+      source.clients += 1
+      if (entry.tracked) {
+        state.tracked++
+        trackedTotal++
+      }
+    }
+    const weight = entry.tracked ? backlogWeight(o, input.backlog) : 1
+    source.weight += weight - entry.weight
+    entry.weight = weight
+    entry.activeIndex = activeIndex
+    if (input.seq !== undefined && entry.tracked) entry.seq = input.seq
+    if (movesMedian) {
+      recompute(state)
+    } else {
+      state.countedClients += countedClientsOf(state, source) - beforeClients
+      state.countedWeight += countedWeightOf(state, source) - beforeWeight
     }
 
     const reportIndex = Math.floor(now / o.reportBucketMs)
@@ -234,30 +444,99 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       entry.reportIndex = reportIndex
       entry.bucketAttempts = 0
     }
-    const room = o.maxAttemptsPerClientPerBucket - entry.bucketAttempts
+    if (source.reportIndex !== reportIndex) {
+      source.reportIndex = reportIndex
+      source.bucketAttempts = 0
+      source.bucketThrottled = 0
+    }
+    const sourceClients = countedClientsOf(state, source)
+    const room = Math.min(o.maxAttemptsPerClientPerBucket - entry.bucketAttempts, sourceClients * o.maxAttemptsPerClientPerBucket - source.bucketAttempts)
     const counted = Math.max(0, Math.min(input.attempts, room))
     entry.bucketAttempts += counted
+    source.bucketAttempts += counted
     state.slotAttempts[slot]! += counted
-    if (input.throttled > 0 && entry.throttledIndex !== reportIndex) {
+    state.slotThrottledAttempts[slot]! += Math.min(input.throttled, counted)
+    if (input.throttled > 0 && entry.throttledIndex !== reportIndex && source.bucketThrottled < sourceClients) {
       entry.throttledIndex = reportIndex
+      source.bucketThrottled += 1
       state.slotThrottled[slot]! += 1
     }
     // A hint no reply could carry is ignored; the scope keeps the rate it had.
     const learned = input.quota && learnableQuotaPerSecond(input.quota)
-    if (learned !== undefined) state.learnedQuotaPerSecond = learned
-    return reply(state, input.scope, now, configuredQuotaPerSecond, weight)
+    if (learned !== undefined) {
+      if (trusted) state.trustedQuotaPerSecond = learned
+      if (source.quota !== learned) {
+        source.quota = learned
+        recompute(state)
+      }
+    }
+    return { ok: true, reply: reply(state, input.scope, now, configuredQuotaPerSecond, effectiveWeight(state, entry)), duplicate: false }
+  }
+
+  /** A client's weight in the fair share: its share of its source's counted weight. */
+  function effectiveWeight(state: ScopeState, entry: ClientEntry): number {
+    const source = entry.source
+    if (source.trusted || source.weight <= state.capWeight) return entry.weight
+    return (entry.weight * state.capWeight) / source.weight
+  }
+
+  function newSource(trusted: boolean): SourceEntry {
+    return { trusted, clients: 0, weight: 0, reportIndex: -Infinity, bucketAttempts: 0, bucketThrottled: 0, quota: undefined }
+  }
+
+  function newEntry(source: SourceEntry, sourceKey: string, tracked: boolean, activeIndex: number): ClientEntry {
+    return { source, sourceKey, tracked, activeIndex, weight: 0, reportIndex: -Infinity, bucketAttempts: 0, throttledIndex: -Infinity, seq: -1 }
+  }
+
+  function liveState(scope: string, now: number): ScopeState | undefined {
+    const state = scopes.get(scope)
+    if (!state || now - state.lastReportAt >= idleMs) return undefined
+    sweep(state, Math.floor(now / o.activeBucketMs))
+    return state
   }
 
   function read(scope: string, now: number, configuredQuotaPerSecond?: number): TelemetryReply {
-    const state = scopes.get(scope)
-    if (state && now - state.lastReportAt >= idleMs) {
-      return reply(undefined, scope, now, configuredQuotaPerSecond, 1)
-    }
-    if (state) sweep(state, Math.floor(now / o.activeBucketMs))
-    return reply(state, scope, now, configuredQuotaPerSecond, 1)
+    return reply(liveState(scope, now), scope, now, configuredQuotaPerSecond, 1)
   }
 
-  return { report, read, prune, scopeCount: () => scopes.size, options: o }
+  function snapshot(now: number, limit: number, quotaFor?: (scope: string) => number | undefined): ScopeSnapshot[] {
+    prune(now)
+    const names = [...scopes.keys()].reverse().slice(0, limit)
+    const reportIndex = Math.floor(now / o.reportBucketMs)
+    return names.map((scope) => {
+      const state = liveState(scope, now)!
+      const aggregate = reply(state, scope, now, quotaFor?.(scope), 1)
+      const attempts: number[] = []
+      const throttledAttempts: number[] = []
+      for (let index = reportIndex - reportBuckets + 1; index <= reportIndex; index++) {
+        const slot = ((index % slots) + slots) % slots
+        const current = state.slotIndex[slot] === index
+        attempts.push(current ? state.slotAttempts[slot]! : 0)
+        throttledAttempts.push(current ? state.slotThrottledAttempts[slot]! : 0)
+      }
+      const out: ScopeSnapshot = {
+        scope, activeClients: aggregate.activeClients, sources: state.sources.size, attempts, throttledAttempts,
+        bucketMs: o.reportBucketMs, lastReportAt: state.lastReportAt,
+      }
+      if (aggregate.quotaPerSecond !== undefined) out.quotaPerSecond = aggregate.quotaPerSecond
+      if (aggregate.fairSharePerSecond !== undefined) out.fairSharePerSecond = aggregate.fairSharePerSecond
+      return out
+    })
+  }
+
+  return {
+    report: (input, now, configured, from) => {
+      const result = record(input, now, configured, from)
+      return result.ok ? result.reply : read(input.scope, now, configured)
+    },
+    record,
+    read,
+    snapshot,
+    prune,
+    scopeCount: () => scopes.size,
+    clientCount: () => trackedTotal,
+    options: o,
+  }
 }
 
 /**

@@ -5,4 +5,4 @@ export type { LinkReport, LinkTimer, TelemetryLink, TelemetryLinkOptions } from 
 export { createTelemetryDriver } from './telemetry-driver.js'
 export type { TelemetryDriver, TelemetryDriverOptions, TelemetryLane, TelemetrySource } from './telemetry-driver.js'
 export { createAggregator, DEFAULT_AGGREGATOR_OPTIONS, PAPER_AGGREGATOR_OPTIONS, OVERFLOW_CLIENT_ID } from './aggregator.js'
-export type { Aggregator, AggregatorOptions } from './aggregator.js'
+export type { Aggregator, AggregatorOptions, RecordResult, Reporter, ScopeSnapshot } from './aggregator.js'

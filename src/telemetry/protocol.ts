@@ -46,6 +46,11 @@ export interface TelemetryReport {
   quota?: QuotaHint
   /** Requests waiting in the client's queue for this scope; weights the fair share. */
   backlog?: number
+  /**
+   * Optional, increasing per client: the server counts each (clientId, seq) at most once, so a
+   * client may resend a report whose reply it never saw (a 503, a timeout) without it counting twice.
+   */
+  seq?: number
 }
 
 /** Server → client: the fleet's aggregate for one scope (maps 1:1 onto core `Aggregate`). */
@@ -111,7 +116,8 @@ function entriesOf(shape: Shape): { required: [string, FieldCheck][]; optional: 
 }
 
 function checkShape(input: unknown, shape: Shape, path: string): string | undefined {
-  if (!isPlainObject(input)) return `${path || 'message'} must be a JSON object`
+  // `path` is the prefix of the fields ('quota.'); the object itself is named without the dot.
+  if (!isPlainObject(input)) return `${path ? path.slice(0, -1) : 'message'} must be a JSON object`
   for (const key of Object.keys(input)) {
     if (!Object.hasOwn(shape.required, key) && !Object.hasOwn(shape.optional, key)) return `${path}${key} is not a known field`
   }
@@ -145,6 +151,7 @@ const reportShape: Shape = {
   optional: {
     quota: (value, path) => checkShape(value, quotaShape, `${path}.`),
     backlog: integer(MAX_REPORT_BACKLOG),
+    seq: integer(Number.MAX_SAFE_INTEGER),
   },
 }
 
@@ -178,6 +185,7 @@ export function validateReport(input: unknown): Validation<TelemetryReport> {
   }
   if (report.quota !== undefined) value.quota = { quota: report.quota.quota, windowMs: report.quota.windowMs }
   if (report.backlog !== undefined) value.backlog = report.backlog
+  if (report.seq !== undefined) value.seq = report.seq
   return { ok: true, value }
 }
 

@@ -9,10 +9,16 @@ describe('parseServerArgs', () => {
       redis: 'redis://127.0.0.1:6390',
       quotas: { 'https://api.example.com': { perMinute: 80 } },
       tokens: { t1: { tenant: 'acme', scopes: ['https://api.example.com'] } },
+      trustProxy: false,
+    })
+    expect(parseServerArgs(['--trusted-token', 'ops=t2:*', '--admin-token', 'root', '--trust-proxy'])).toMatchObject({
+      tokens: { t2: { tenant: 'ops', scopes: '*', trusted: true } },
+      adminToken: 'root',
+      trustProxy: true,
     })
     expect(parseServerArgs([])).toMatchObject({ port: 8787, quotas: {}, tokens: {} })
   })
-  it.each([[['--port', 'x']], [['--quota', 'a=0']], [['--quota', 'nope']], [['--token', 'x']], [['--bogus']]])('rejects %j', (argv) => {
+  it.each([[['--port', 'x']], [['--quota', 'a=0']], [['--quota', 'nope']], [['--token', 'x']], [['--bogus']], [['--token', 't1:*', '--admin-token', 't1']]])('rejects %j', (argv) => {
     expect(typeof parseServerArgs(argv)).toBe('string')
   })
 })

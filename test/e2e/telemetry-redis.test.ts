@@ -1,5 +1,6 @@
 // The telemetry endpoint on a real Redis: two server instances agree, and a Redis crash
 // is answered with fast 503s while /healthz stays up, then heals by itself.
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRedisStore } from '../../src/server/redis-store.js'
 import type { RedisStore } from '../../src/server/redis-store.js'
@@ -58,18 +59,108 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
   it('computes what the in-memory aggregator computes for the same reports', async () => {
     const memory = createMemoryStore()
     const now = Date.now()
+    const origin = { tenant: 't', source: '10.0.0.1', trusted: true }
     const reports: TelemetryReport[] = []
     for (let i = 0; i < 30; i++) {
       reports.push({ v: 1, scope: 'same-as-memory', clientId: `m${i % 7}`, attempts: 20_000, throttled: i % 2, backlog: i * 3 })
     }
     let last
     for (const report of reports) {
-      const [fromRedis, fromMemory] = [await stores[0]!.report(report, now, 1.5), await memory.report(report, now, 1.5)]
+      const [fromRedis, fromMemory] = [await stores[0]!.report(report, now, 1.5, origin), await memory.report(report, now, 1.5, origin)]
       expect(fromRedis).toEqual(fromMemory)
       last = fromRedis
     }
-    expect(last!.totalAttempts).toBe(7 * 10_000) // clamped per client per bucket, in both
-    expect(await stores[1]!.read('same-as-memory', now + 45_000)).toEqual(await memory.read('same-as-memory', now + 45_000))
+    expect(last!.ok && last!.reply.totalAttempts).toBe(7 * 10_000) // clamped per client per bucket, in both
+    expect(await stores[1]!.read('t', 'same-as-memory', now + 45_000)).toEqual(await memory.read('t', 'same-as-memory', now + 45_000))
+  })
+
+  it('bounds sources, ids, scopes, quotas and duplicates exactly as the memory store does', async () => {
+    const options = { maxScopesPerSource: 4, maxClientsPerSource: 6, maxClientsPerScope: 40, maxClients: 60, maxScopes: 8 }
+    const redisStore = createRedisStore({ url: redis.url, prefix: 'same:', ...options })
+    for (let i = 0; i < 100 && redisStore.client.status !== 'ready'; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    const memory = createMemoryStore(options)
+    const start = Math.floor(Date.now() / 10_000) * 10_000
+    let state = 12345
+    const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648)
+    const seen = { counted: 0, duplicate: 0, refused: 0 }
+    try {
+      for (let i = 0; i < 600; i++) {
+        const now = start + i * 150 // 90 s: buckets turn, clients expire, sources leave
+        const tenant = random() < 0.8 ? 'a' : 'b'
+        const source = `192.0.2.${Math.floor(random() * 9)}`
+        const report: TelemetryReport = {
+          v: 1, scope: `s${Math.floor(random() * 6)}`, clientId: `id${Math.floor(random() * 30)}`,
+          attempts: Math.floor(random() * 20_000), throttled: 0, backlog: Math.floor(random() * 40),
+        }
+        if (random() < 0.3) report.throttled = Math.min(report.attempts, 3)
+        if (random() < 0.4) report.seq = Math.floor(random() * 8)
+        if (random() < 0.3) report.quota = { quota: [60, 80, 1e9, 1e-3][Math.floor(random() * 4)]!, windowMs: 60_000 }
+        const origin = { tenant, source, trusted: random() < 0.1 }
+        const configured = random() < 0.2 ? 2 : undefined
+        const [fromRedis, fromMemory] = [await redisStore.report(report, now, configured, origin), await memory.report(report, now, configured, origin)]
+        expect(fromRedis, `report ${i}`).toEqual(fromMemory)
+        seen[!fromMemory.ok ? 'refused' : fromMemory.duplicate ? 'duplicate' : 'counted']++
+        if (i % 50 === 0) {
+          expect(await redisStore.read(tenant, report.scope, now)).toEqual(await memory.read(tenant, report.scope, now))
+          expect(await redisStore.gauges!(now, ['a', 'b'])).toMatchObject(await memory.gauges!(now, ['a', 'b']))
+        }
+      }
+      // the sequence went through every branch
+      expect(Math.min(seen.counted, seen.duplicate, seen.refused)).toBeGreaterThan(10)
+    } finally {
+      await redisStore.close()
+    }
+  })
+
+  it('counts a report retried after a 503 during a Redis stall once', async () => {
+    const server = servers[0]!
+    const control = new Redis(redis.url)
+    try {
+      const report = { scope: 'stalled', clientId: 'retrier', attempts: 4, throttled: 1, seq: 1 }
+      // Redis holds every command for 1.5 s: the report's script is queued, the 250 ms command
+      // timeout answers 503, and then Redis runs the script anyway: written, reply lost.
+      await control.call('CLIENT', 'PAUSE', '1500', 'ALL')
+      const stalled = await post(server, report)
+      expect(stalled.status).toBe(503)
+      await new Promise((resolve) => setTimeout(resolve, 1_700))
+      let retried = 0
+      for (let i = 0; i < 40 && retried !== 200; i++) { // bounded: the store reconnects within ~1 s
+        retried = (await post(server, report)).status
+        if (retried !== 200) await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(retried).toBe(200)
+      expect(await read(server, 'stalled')).toMatchObject({ totalAttempts: 4, throttledReports: 1 })
+      // a new sequence number counts
+      await post(server, { ...report, seq: 2, attempts: 1, throttled: 0 })
+      expect(await read(servers[1]!, 'stalled')).toMatchObject({ totalAttempts: 5 })
+    } finally {
+      control.disconnect()
+    }
+  })
+
+  it('keeps another tenant\'s scope intact while one token floods 20 000 scopes', async () => {
+    const store = stores[0]!
+    const now = Date.now()
+    const honest = { tenant: 'honest', source: '10.0.0.1', trusted: false }
+    await store.report({ v: 1, scope: 'theirs', clientId: 'h', attempts: 9, throttled: 1, quota: { quota: 80, windowMs: 60_000 } }, now, undefined, honest)
+    let refused = 0
+    for (let i = 0; i < 20_000; i++) {
+      const result = await store.report({ v: 1, scope: `flood-${i}`, clientId: `x${i % 100}`, attempts: 1, throttled: 0 }, now + 1, undefined,
+        { tenant: 'flooder', source: `192.0.2.${i % 250}`, trusted: false })
+      if (!result.ok) refused++
+    }
+    expect(refused).toBe(10_000) // the flooding tenant's own 10 000-scope cap
+    expect(await store.read('honest', 'theirs', now + 2)).toMatchObject({ totalAttempts: 9, throttledReports: 1, activeClients: 1 })
+    expect(await store.gauges!(now + 2, ['honest', 'flooder'])).toMatchObject({ scopes: 10_001 })
+  }, 120_000)
+
+  it('reports its gauges as of the scrape time, after the scopes\' time-to-live', async () => {
+    const store = stores[1]!
+    const now = Date.now()
+    const origin = { tenant: 'gauged', source: '10.0.0.9', trusted: false }
+    await store.report({ v: 1, scope: 'g', clientId: 'g1', attempts: 1, throttled: 0 }, now, undefined, origin)
+    expect(await store.gauges!(now, ['gauged'])).toMatchObject({ scopes: 1, tracked_clients: 1 })
+    expect(await store.gauges!(now + 70_000, ['gauged'])).toMatchObject({ scopes: 0, tracked_clients: 0 })
   })
 
   it('answers 503 within 100 ms while Redis is down, keeps /healthz at 200, and recovers by itself', async () => {

@@ -9,7 +9,8 @@ import type { Endpoint } from './transports.js'
 
 const T0 = 1_700_000_000_000
 const TOKEN = 'secret-a'
-const auth = { tokens: { [TOKEN]: { tenant: 'a', scopes: ['api', 'other'] }, 'secret-b': { tenant: 'b', scopes: ['b-only'] } } }
+const auth = { tokens: { [TOKEN]: { tenant: 'a', scopes: ['api', 'other'] }, 'secret-b': { tenant: 'b', scopes: ['b-only'] }, 'flood-token': { tenant: 'f', scopes: '*' as const } } }
+const ADMIN = 'operator-secret'
 const json = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }
 const report = (extra: Record<string, unknown> = {}) => JSON.stringify({ v: 1, scope: 'api', clientId: 'c1', attempts: 5, throttled: 1, ...extra })
 
@@ -180,6 +181,102 @@ for (const transport of transports) {
       expect(reply.json().error).toBe('store_unavailable')
       expect((await e.send('GET', '/v1/aggregate?scope=api', { headers: json })).status).toBe(503)
       expect((await e.send('GET', '/healthz')).status).toBe(200)
+    })
+
+    it('keeps another tenant\'s scope intact while one token floods new scopes', async () => {
+      const e = await open({ store: createMemoryStore({ maxScopes: 100 }), rateLimit: false })
+      const b = { 'content-type': 'application/json', authorization: 'Bearer secret-b' }
+      expect((await e.send('POST', '/v1/report', { headers: b, body: report({ scope: 'b-only', attempts: 9, throttled: 1, quota: { quota: 60, windowMs: 60_000 } }) })).status).toBe(200)
+      const statuses = new Map<number, number>()
+      for (let i = 0; i < 150; i++) {
+        const flood = await e.send('POST', '/v1/report', { headers: { ...json, authorization: 'Bearer flood-token' }, body: report({ scope: `flood-${i}` }) })
+        statuses.set(flood.status, (statuses.get(flood.status) ?? 0) + 1)
+        if (i % 50 === 0) await e.send('POST', '/v1/report', { headers: b, body: report({ scope: 'b-only', clientId: `b${i}`, attempts: 1, throttled: 0 }) })
+        clock += 10
+      }
+      expect(statuses.get(200)).toBe(100) // the flooding tenant's own cap
+      expect(statuses.get(429)).toBe(50)
+      const read = (await e.send('GET', '/v1/aggregate?scope=b-only', { headers: b })).json()
+      expect(read).toMatchObject({ totalAttempts: 12, throttledReports: 1, activeClients: 4 })
+    })
+
+    it('refuses a quota hint one reporter sends alone: no poisoned rate for the scope', async () => {
+      const e = await open({ quotas: {} })
+      for (const quota of [1e-297, 1e9]) {
+        const reply = await e.send('POST', '/v1/report', { headers: json, body: report({ quota: { quota, windowMs: 1000 } }) })
+        expect(reply.status).toBe(200)
+        expect(reply.json().quotaPerSecond).toBeUndefined()
+        expect(reply.json().fairSharePerSecond).toBeUndefined()
+      }
+    })
+
+    it('counts a retried report (same client and seq) once', async () => {
+      const e = await open()
+      for (let i = 0; i < 2; i++) expect((await e.send('POST', '/v1/report', { headers: json, body: report({ seq: 7 }) })).status).toBe(200)
+      await e.send('POST', '/v1/report', { headers: json, body: report({ seq: 8, attempts: 2, throttled: 0 }) })
+      expect((await e.send('GET', '/v1/aggregate?scope=api', { headers: json })).json()).toMatchObject({ totalAttempts: 7 })
+      const metrics = await e.send('GET', '/metrics')
+      expect(metrics.text).toContain('polite_telemetry_reports_total 2')
+    })
+
+    it('reports gauges as of the scrape, not as of the last report', async () => {
+      const e = await open()
+      await e.send('POST', '/v1/report', { headers: json, body: report() })
+      expect((await e.send('GET', '/metrics')).text).toContain('polite_telemetry_scopes 1')
+      clock += 70_000 // past the scope's time-to-live, with no report since
+      expect((await e.send('GET', '/metrics')).text).toContain('polite_telemetry_scopes 0')
+    })
+
+    it('guards /metrics, the dashboard data and reads across tenants with the admin token', async () => {
+      const e = await open({ adminToken: ADMIN })
+      await e.send('POST', '/v1/report', { headers: json, body: report() })
+      const admin = { authorization: `Bearer ${ADMIN}` }
+      for (const path of ['/metrics', '/v1/fleet', '/v1/aggregate?scope=api&tenant=a']) {
+        expect((await e.send('GET', path)).status, path).toBe(401)
+        expect((await e.send('GET', path, { headers: json })).status, path).toBe(401) // a tenant token is not enough
+        expect((await e.send('GET', path, { headers: admin })).status, path).toBe(200)
+      }
+      expect((await e.send('GET', '/v1/aggregate?scope=api&tenant=a', { headers: admin })).json()).toMatchObject({ totalAttempts: 5 })
+      const fleet = (await e.send('GET', '/v1/fleet', { headers: admin })).json()
+      expect(fleet.scopes).toMatchObject([{ tenant: 'a', scope: 'api', activeClients: 1, sources: 1 }])
+      expect(fleet.scopes[0].attempts.at(-1)).toBe(5)
+      // the admin token is not a tenant token
+      expect((await e.send('POST', '/v1/report', { headers: { ...json, ...admin }, body: report() })).status).toBe(401)
+      // a tenant's own reads stay as they were
+      expect((await e.send('GET', '/v1/aggregate?scope=api', { headers: json })).status).toBe(200)
+    })
+
+    it('without an admin token keeps /metrics open but serves no cross-tenant data under auth', async () => {
+      const e = await open()
+      expect((await e.send('GET', '/metrics')).status).toBe(200)
+      expect((await e.send('GET', '/v1/fleet')).status).toBe(403)
+      expect((await e.send('GET', '/v1/aggregate?scope=b-only&tenant=b', { headers: json })).status).toBe(403)
+    })
+
+    it('refuses an admin token equal to a tenant token', async () => {
+      await expect(open({ adminToken: TOKEN })).rejects.toThrow(/differ/)
+    })
+
+    it('serves the dashboard page at GET /, self-contained', async () => {
+      const e = await open({ adminToken: ADMIN })
+      const page = await e.send('GET', '/')
+      expect(page.status).toBe(200)
+      expect(page.headers.get('content-type')).toContain('text/html')
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'")
+      expect(page.text).toContain('/v1/fleet')
+      expect(page.text).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i) // no external asset
+    })
+
+    it('takes the source from X-Forwarded-For only when trustProxy is set', async () => {
+      const limit = { perSourcePerSecond: 1, perSourceBurst: 1 }
+      const via = (address: string) => ({ headers: { ...json, 'x-forwarded-for': `198.51.100.9, ${address}` }, body: report({ clientId: address }) })
+      const proxied = await open({ trustProxy: true, rateLimit: limit })
+      expect((await proxied.send('POST', '/v1/report', via('10.0.0.1'))).status).toBe(200)
+      expect((await proxied.send('POST', '/v1/report', via('10.0.0.2'))).status).toBe(200)
+      await proxied.close()
+      const direct = await open({ rateLimit: limit })
+      expect((await direct.send('POST', '/v1/report', via('10.0.0.1'))).status).toBe(200)
+      expect((await direct.send('POST', '/v1/report', via('10.0.0.2'))).status).toBe(429) // one source: the header is ignored
     })
 
     it('runs open (no auth) when told to', async () => {

@@ -1,12 +1,13 @@
 import { connect } from 'node:net'
+import type { Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { serve } from '../../src/server/serve.js'
 import type { RunningServer } from '../../src/server/serve.js'
 
 /** One raw HTTP/1.1 exchange: fetch cannot send a Host header node accepts but a URL does not. */
-function exchange(port: number, request: string): Promise<string> {
+function exchange(port: number, request: string, localAddress = '127.0.0.1'): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1')
+    const socket = connect({ port, host: '127.0.0.1', localAddress })
     let text = ''
     socket.setEncoding('latin1')
     socket.on('data', (chunk: string) => (text += chunk))
@@ -32,4 +33,75 @@ describe('serve()', () => {
       expect(missing.slice(0, 12)).toBe('HTTP/1.1 404')
     })
   }
+})
+
+/** Open a raw connection (from `localAddress`) and resolve how long the server kept it open, in ms. */
+function heldFor(port: number, drip: (socket: Socket) => void, localAddress = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress })
+    const started = performance.now()
+    socket.on('connect', () => drip(socket))
+    socket.on('error', () => {}) // a reset is an end too
+    socket.on('close', () => resolve(performance.now() - started))
+    socket.setTimeout(20_000, () => reject(new Error('still open after 20 s')))
+    socket.resume()
+  })
+}
+
+/** Write `text` one byte per `everyMs`, while the socket is open (bounded by the text's length). */
+function trickle(socket: Socket, text: string, everyMs: number): void {
+  let i = 0
+  const timer = setInterval(() => {
+    if (i >= text.length || socket.destroyed) return clearInterval(timer)
+    socket.write(text[i++]!)
+  }, everyMs)
+  socket.once('close', () => clearInterval(timer))
+}
+
+describe('serve() timeouts and connection bounds', () => {
+  let server: RunningServer | undefined
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+  const slowHead = `POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${'X-Pad: y\r\n'.repeat(50)}\r\n`
+
+  it('cuts a client that sends its headers at 1 byte per 200 ms within 1 s of the headers timeout', async () => {
+    server = await serve({ port: 0, headersTimeoutMs: 1_500, requestTimeoutMs: 3_000, options: { rateLimit: false } })
+    const held = await heldFor(server.port, (socket) => trickle(socket, slowHead, 200))
+    expect(held).toBeGreaterThanOrEqual(1_400)
+    expect(held).toBeLessThanOrEqual(2_500)
+  })
+
+  it('cuts a client that sends its body slowly within 1 s of the request timeout', async () => {
+    server = await serve({ port: 0, headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, options: { rateLimit: false } })
+    const body = JSON.stringify({ v: 1, scope: 'api', clientId: 'slow', attempts: 1, throttled: 0 })
+    const held = await heldFor(server.port, (socket) => {
+      socket.write(`POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
+      trickle(socket, body, 200)
+    })
+    expect(held).toBeGreaterThanOrEqual(1_900)
+    expect(held).toBeLessThanOrEqual(3_000)
+  })
+
+  it('closes an idle keep-alive connection after the keep-alive timeout', async () => {
+    server = await serve({ port: 0, keepAliveTimeoutMs: 500, options: { rateLimit: false } })
+    const held = await heldFor(server.port, (socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'))
+    // node:http waits 1 s beyond keepAliveTimeout before it closes (a margin for clients racing the close)
+    expect(held).toBeGreaterThanOrEqual(400)
+    expect(held).toBeLessThanOrEqual(2_500)
+  })
+
+  it('closes connections from one address beyond the cap, and only from that address', async () => {
+    server = await serve({ port: 0, maxConnectionsPerSource: 2, options: { rateLimit: false } })
+    const port = server.port
+    const sockets = [connect(port, '127.0.0.1'), connect(port, '127.0.0.1')]
+    await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('connect', resolve))))
+    await new Promise((resolve) => setTimeout(resolve, 50)) // the server has seen both
+    const third = await heldFor(port, () => {})
+    expect(third).toBeLessThan(1_000) // closed at once, not after a timeout
+    const other = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', '127.0.0.2')
+    expect(other.slice(0, 12)).toBe('HTTP/1.1 200')
+    for (const socket of sockets) socket.destroy()
+  })
 })

@@ -101,13 +101,15 @@ describe('createAggregator', () => {
     expect(reply.fairSharePerSecond).toBeUndefined()
   })
 
-  it('drops idle scopes and caps the number of scopes', () => {
+  it('drops idle scopes, and refuses a new scope beyond the cap instead of evicting a live one', () => {
     const agg = createAggregator({ maxScopes: 3 })
-    for (const scope of ['a', 'b', 'c', 'd']) agg.report({ ...r('x', 1), scope }, T0)
+    for (const scope of ['a', 'b', 'c']) agg.report({ ...r('x', 1), scope }, T0)
+    expect(agg.record({ ...r('x', 1), scope: 'd' }, T0 + 1_000)).toEqual({ ok: false, reason: 'scope-limit', retryAfterMs: 69_000 })
     expect(agg.scopeCount()).toBe(3)
-    expect(agg.read('a', T0).totalAttempts).toBe(0) // the least recently reported went
-    agg.prune(T0 + 71_000)
+    expect(agg.read('a', T0 + 1_000).totalAttempts).toBe(1) // still there
+    agg.prune(T0 + 70_000)
     expect(agg.scopeCount()).toBe(0)
+    expect(agg.record({ ...r('x', 1), scope: 'd' }, T0 + 70_000).ok).toBe(true)
   })
 
   it('keeps scopes apart', () => {

@@ -36,10 +36,23 @@ describe('validateReport', () => {
     ['quota without window', { ...report, quota: { quota: 5 } }, 'quota.windowMs is required'],
     ['infinite window', { ...report, quota: { quota: 5, windowMs: Infinity } }, 'quota.windowMs must be a finite number'],
     ['negative backlog', { ...report, backlog: -3 }, 'backlog must be within'],
+    ['fractional seq', { ...report, seq: 1.5 }, 'seq must be an integer'],
+    ['negative seq', { ...report, seq: -1 }, 'seq must be within'],
   ])('rejects %s', (_name, input, message) => {
     const result = validateReport(input)
     expect(result.ok).toBe(false)
     if (!result.ok) expect(result.error).toContain(message)
+  })
+
+  it('names a nested object without a stray dot', () => {
+    expect(validateReport({ ...report, quota: 5 })).toEqual({ ok: false, error: 'quota must be a JSON object' })
+    expect(validateReport([])).toEqual({ ok: false, error: 'message must be a JSON object' })
+  })
+
+  it('carries an optional sequence number through', () => {
+    expect(validateReport({ ...report, seq: 41 })).toMatchObject({ ok: true, value: { seq: 41 } })
+    const without = validateReport(report)
+    expect(without.ok && 'seq' in without.value).toBe(false)
   })
 
   it('never throws, whatever it is given', () => {

@@ -1,0 +1,126 @@
+// Memory of the telemetry endpoint under a scope-and-id flood from ONE tenant token
+// (`npm run bench:telemetry-memory`): 20,000 scopes × 100 client ids, 2,000,000 reports,
+// driven in process through the handler core with the request rate limits off, spread over
+// 250 source addresses (one address alone would stop at its 256 scopes; 250 make the
+// tenant's own caps, 10,000 scopes and 100,000 ids, the bound that holds). Once with the
+// memory store (the process's peak RSS), once with Redis (its used_memory, peak and at
+// the end). Targets: both ≤ 256 MiB. Time is virtual: the flood runs at FLOOD_PER_SECOND
+// reports per second of the server's clock however fast this machine is, so scopes do not
+// age out during a slow run and the caps, not the 70 s idle window, are what bound memory
+// (Redis keys get a TTL longer than the run for the same reason). Run with --expose-gc (the npm script does) so the
+// settled RSS follows a full collection. Prints a table and writes bench/results/telemetry-memory.json.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { createTelemetryCore } from '../src/server/handle-telemetry.js'
+import type { TelemetryRequest } from '../src/server/handle-telemetry.js'
+import { createMemoryStore } from '../src/server/memory-store.js'
+import { createRedisStore } from '../src/server/redis-store.js'
+import type { TelemetryStore } from '../src/server/telemetry-store.js'
+import { hasRedisServer, startRedis } from '../test/e2e/helpers/redis-server.js'
+
+const TOKEN = 'flood-token'
+const SCOPES = Number(process.env.BENCH_SCOPES ?? 20_000)
+const IDS = Number(process.env.BENCH_IDS ?? 100)
+const ADDRESSES = 250
+const IN_FLIGHT = 64
+/** The flood's rate on the server's (virtual) clock: 2,000,000 reports in 100 s. */
+const FLOOD_PER_SECOND = 20_000
+const T0 = Date.now()
+const MiB = 1024 * 1024
+/** `memory,redis` (default) or one of them: on a busy machine the Redis phase alone can take many minutes. */
+const STORES = new Set((process.env.BENCH_STORES ?? 'memory,redis').split(','))
+
+interface Outcome { statuses: Record<number, number>; seconds: number; peakRssMiB: number; scopesGauge: number; trackedGauge: number }
+
+/** RSS once the flood is over: a full GC when node runs with --expose-gc, then 5 s idle (V8 hands back unused heap pages). */
+async function settledMemory(): Promise<{ rssMiB: number; heapUsedMiB: number }> {
+  const gc = (globalThis as { gc?: () => void }).gc
+  gc?.()
+  await new Promise((resolve) => setTimeout(resolve, 5_000))
+  gc?.()
+  const usage = process.memoryUsage()
+  return { rssMiB: usage.rss / MiB, heapUsedMiB: usage.heapUsed / MiB }
+}
+
+async function flood(store: TelemetryStore, sample: () => Promise<void>): Promise<Outcome> {
+  let next = 0
+  const now = () => T0 + Math.floor((next * 1000) / FLOOD_PER_SECOND)
+  const core = createTelemetryCore({ store, auth: { tokens: { [TOKEN]: { tenant: 'flooder', scopes: '*' } } }, rateLimit: false, now })
+  const encoder = new TextEncoder()
+  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }
+  const statuses: Record<number, number> = {}
+  let peakRss = 0
+  const total = SCOPES * IDS
+  const started = performance.now()
+  const worker = async () => {
+    for (let n = next++; n < total; n = next++) {
+      const scope = Math.floor(n / IDS)
+      const body = encoder.encode(JSON.stringify({ v: 1, scope: `https://flood-${scope}.example`, clientId: `id-${n % IDS}-${scope}`, attempts: 5, throttled: 1, backlog: 16 }))
+      const request: TelemetryRequest = {
+        method: 'POST', target: '/v1/report', header: (name) => headers[name] ?? null, body: async () => body,
+        remoteAddress: `10.0.${scope % ADDRESSES}.1`,
+      }
+      const out = await core(request)
+      statuses[out.status] = (statuses[out.status] ?? 0) + 1
+      if (n % 20_000 === 0) {
+        peakRss = Math.max(peakRss, process.memoryUsage().rss)
+        await sample()
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
+  peakRss = Math.max(peakRss, process.memoryUsage().rss)
+  await sample()
+  const gauges = await store.gauges?.(now(), ['flooder']) ?? {}
+  return { statuses, seconds: (performance.now() - started) / 1000, peakRssMiB: peakRss / MiB, scopesGauge: gauges.scopes ?? NaN, trackedGauge: gauges.tracked_clients ?? NaN }
+}
+
+const fmt = (n: number) => n.toFixed(1)
+
+async function main(): Promise<void> {
+  console.log(`memory under a flood from one token: ${SCOPES} scopes x ${IDS} ids = ${SCOPES * IDS} reports over ${ADDRESSES} addresses, in process, rate limits off, ${FLOOD_PER_SECOND} reports per second of the server's clock`)
+  const results: Record<string, unknown> = { scopes: SCOPES, idsPerScope: IDS, addresses: ADDRESSES, floodPerSecond: FLOOD_PER_SECOND, nodeOptions: process.env.NODE_OPTIONS ?? '' }
+  const baseline = process.memoryUsage().rss / MiB
+  if (STORES.has('memory')) await memoryPhase(results, baseline)
+  if (STORES.has('redis')) await redisPhase(results)
+  mkdirSync('bench/results', { recursive: true })
+  const path = `bench/results/telemetry-memory${STORES.size === 1 ? `-${[...STORES][0]}` : ''}.json`
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`)
+  console.log(`wrote ${path}`)
+}
+
+async function memoryPhase(results: Record<string, unknown>, baseline: number): Promise<void> {
+  const memoryStore = createMemoryStore()
+  const memory = await flood(memoryStore, async () => {})
+  const settled = await settledMemory()
+  // The store is still referenced here, so what the GC kept includes everything it holds.
+  const kept = await memoryStore.gauges?.(T0 + Math.floor((SCOPES * IDS * 1000) / FLOOD_PER_SECOND), ['flooder'])
+  console.log(`memory store: RSS peak ${fmt(memory.peakRssMiB)} MiB, after the flood ${fmt(settled.rssMiB)} MiB (${fmt(baseline)} MiB before; live heap ${fmt(settled.heapUsedMiB)} MiB), ${kept?.scopes} scopes and ${kept?.tracked_clients} ids kept, statuses ${JSON.stringify(memory.statuses)}, ${fmt(memory.seconds)} s`)
+  Object.assign(results, {
+    memoryPeakRssMiB: Number(fmt(memory.peakRssMiB)), memorySettledRssMiB: Number(fmt(settled.rssMiB)), memoryLiveHeapMiB: Number(fmt(settled.heapUsedMiB)),
+    memoryBaselineRssMiB: Number(fmt(baseline)), memoryScopes: memory.scopesGauge, memoryTrackedIds: memory.trackedGauge, memoryStatuses: memory.statuses,
+  })
+}
+
+async function redisPhase(results: Record<string, unknown>): Promise<void> {
+  if (hasRedisServer()) {
+    const redis = await startRedis()
+    const store = createRedisStore({ url: redis.url, commandTimeoutMs: 5_000, keyTtlMs: 3_600_000 })
+    for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await store.client.info('memory'))?.[1] ?? NaN)
+    const empty = await usedMemory()
+    let peak = 0
+    try {
+      const result = await flood(store, async () => { peak = Math.max(peak, await usedMemory()) })
+      const end = await usedMemory()
+      console.log(`redis store: used_memory peak ${fmt(peak / MiB)} MiB, at the end ${fmt(end / MiB)} MiB (${fmt(empty / MiB)} MiB empty), ${result.scopesGauge} scopes and ${result.trackedGauge} ids kept, statuses ${JSON.stringify(result.statuses)}, ${fmt(result.seconds)} s`)
+      Object.assign(results, { redisUsedMemoryPeakMiB: Number(fmt(peak / MiB)), redisUsedMemoryEndMiB: Number(fmt(end / MiB)), redisEmptyMiB: Number(fmt(empty / MiB)), redisScopes: result.scopesGauge, redisTrackedIds: result.trackedGauge, redisStatuses: result.statuses })
+    } finally {
+      await store.close()
+      await redis.stop()
+    }
+  } else {
+    console.log('redis skipped: /usr/bin/redis-server not found')
+  }
+}
+
+main().catch((error: unknown) => { console.error(error); process.exitCode = 1 })

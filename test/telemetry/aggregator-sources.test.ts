@@ -1,0 +1,102 @@
+// The aggregator's bounds by who reports: per source address and in total, for influence
+// (clients, weight, counts, the learned quota), memory (scopes, ids) and double counting.
+import { describe, expect, it } from 'vitest'
+import { createAggregator } from '../../src/telemetry/aggregator.js'
+import type { Aggregator, Reporter } from '../../src/telemetry/aggregator.js'
+import type { TelemetryReport } from '../../src/telemetry/protocol.js'
+
+const T0 = 1_700_000_000_000
+const QUOTA = 80 / 60
+const r = (clientId: string, extra: Partial<TelemetryReport> = {}): TelemetryReport =>
+  ({ v: 1, scope: 's', clientId, attempts: 1, throttled: 0, ...extra })
+const at = (source: string): Reporter => ({ source })
+
+/** 27 honest clients, each on its own address, with a backlog of 3. */
+function honestFleet(agg: Aggregator, now: number): number {
+  let share = 0
+  for (let i = 0; i < 27; i++) share = agg.report(r(`honest-${i}`, { backlog: 3 }), now, QUOTA, at(`10.0.0.${i}`)).fairSharePerSecond!
+  return share
+}
+
+describe('aggregator bounds per source', () => {
+  it.each([1, 8])('keeps the honest fair share within 2x of 10 000 invented ids from %i address(es)', (addresses) => {
+    const agg = createAggregator()
+    const before = honestFleet(agg, T0)
+    for (let i = 0; i < 10_000; i++) {
+      agg.report(r(`fake-${i}`, { backlog: 1_000_000, attempts: 10_000, throttled: 10_000 }), T0 + 1 + (i % 1000), QUOTA, at(`192.0.2.${i % addresses}`))
+    }
+    const after = honestFleet(agg, T0 + 2_000)
+    expect(before / after).toBeLessThanOrEqual(2)
+    const read = agg.read('s', T0 + 2_000)
+    expect(read.activeClients).toBeLessThanOrEqual(27 + 2 * addresses + 1)
+    // 429 reports: at most one per counted client per bucket; attempts: at most 10 000 per counted client per bucket
+    expect(read.throttledReports).toBeLessThanOrEqual(2 * addresses + 1)
+    expect(read.totalAttempts).toBeLessThanOrEqual(27 * 2 + (2 * addresses + 1) * 10_000 * 2)
+  })
+
+  it('lets the clients behind one address share that address\'s part', () => {
+    const agg = createAggregator()
+    for (let i = 0; i < 3; i++) agg.report(r(`home-${i}`), T0, 1, at(`10.0.1.${i}`))
+    let nat
+    for (let i = 0; i < 30; i++) nat = agg.report(r(`office-${i}`), T0, 1, at('203.0.113.9'))
+    // median source: 1 client of weight 1 → the office counts for 2 of 5
+    expect(nat!.activeClients).toBe(5)
+    expect(nat!.fairSharePerSecond).toBeCloseTo((1 * 2) / 30 / 5)
+    expect(agg.report(r('home-0'), T0, 1, at('10.0.1.0')).fairSharePerSecond).toBeCloseTo(1 / 5)
+  })
+
+  it('does not bound a trusted reporter per source', () => {
+    const agg = createAggregator()
+    agg.report(r('home'), T0, 1, at('10.0.1.1'))
+    let fleet
+    for (let i = 0; i < 30; i++) fleet = agg.report(r(`worker-${i}`), T0, 1, { source: '203.0.113.9', trusted: true })
+    expect(fleet!.activeClients).toBe(31)
+  })
+
+  it('learns a quota only when distinct sources agree, from their median', () => {
+    const agg = createAggregator()
+    const poison = agg.report(r('liar', { quota: { quota: 1e-294, windowMs: 1000 } }), T0, undefined, at('192.0.2.1'))
+    expect(poison.quotaPerSecond).toBeUndefined()
+    expect(agg.report(r('liar2', { quota: { quota: 1e9, windowMs: 1000 } }), T0, undefined, at('192.0.2.2')).quotaPerSecond).toBeUndefined()
+    // A third source makes three: the median of (1e-294, 1e9, 80/min) is the honest hint.
+    const honest = agg.report(r('honest', { quota: { quota: 80, windowMs: 60_000 } }), T0, undefined, at('10.0.0.1'))
+    expect(honest.quotaPerSecond).toBeCloseTo(QUOTA)
+    for (let i = 3; i < 6; i++) agg.report(r(`h${i}`, { quota: { quota: 80, windowMs: 60_000 } }), T0, undefined, at(`10.0.0.${i}`))
+    // Many ids from one liar's address still give one hint.
+    for (let i = 0; i < 50; i++) agg.report(r(`liar-${i}`, { quota: { quota: 1e9, windowMs: 1000 } }), T0, undefined, at('192.0.2.2'))
+    expect(agg.read('s', T0).quotaPerSecond).toBeCloseTo(QUOTA)
+    // A configured quota wins; a trusted reporter's hint is taken as given.
+    expect(agg.read('s', T0, 5).quotaPerSecond).toBe(5)
+    agg.report(r('ops', { quota: { quota: 60, windowMs: 60_000 } }), T0, undefined, { source: '10.9.9.9', trusted: true })
+    expect(agg.read('s', T0).quotaPerSecond).toBe(1)
+  })
+
+  it('counts each (client, seq) once: a retried report is a duplicate', () => {
+    const agg = createAggregator()
+    const first = agg.record(r('c', { attempts: 7, throttled: 1, seq: 1 }), T0, QUOTA, at('10.0.0.1'))
+    const retry = agg.record(r('c', { attempts: 7, throttled: 1, seq: 1 }), T0 + 300, QUOTA, at('10.0.0.1'))
+    expect(first).toMatchObject({ ok: true, duplicate: false })
+    expect(retry).toMatchObject({ ok: true, duplicate: true, reply: { totalAttempts: 7, throttledReports: 1 } })
+    agg.record(r('c', { attempts: 5, seq: 2 }), T0 + 2_000, QUOTA, at('10.0.0.1'))
+    agg.record(r('c', { attempts: 5 }), T0 + 2_100, QUOTA, at('10.0.0.1')) // no seq: always counted
+    expect(agg.read('s', T0 + 2_100).totalAttempts).toBe(17)
+  })
+
+  it('caps the scopes one address may touch, without touching other addresses\' scopes', () => {
+    const agg = createAggregator({ maxScopesPerSource: 5 })
+    agg.report(r('honest', { scope: 'theirs', attempts: 3 }), T0, undefined, at('10.0.0.1'))
+    const results = Array.from({ length: 20 }, (_, i) => agg.record(r('x', { scope: `flood-${i}` }), T0 + i, undefined, at('192.0.2.1')))
+    expect(results.filter((result) => result.ok)).toHaveLength(5)
+    expect(results[19]).toMatchObject({ ok: false, reason: 'scope-limit' })
+    expect(agg.record(r('honest', { scope: 'new' }), T0 + 30, undefined, at('10.0.0.1')).ok).toBe(true)
+    expect(agg.read('theirs', T0 + 30).totalAttempts).toBe(3)
+  })
+
+  it('tracks at most maxClientsPerSource ids per address and scope, and maxClients in all', () => {
+    const agg = createAggregator({ maxClientsPerSource: 4, maxClients: 10 })
+    for (let i = 0; i < 100; i++) agg.report(r(`a-${i}`), T0, undefined, at('192.0.2.1'))
+    expect(agg.clientCount()).toBe(4)
+    for (let s = 2; s < 6; s++) for (let i = 0; i < 4; i++) agg.report(r(`b-${s}-${i}`), T0, undefined, at(`192.0.2.${s}`))
+    expect(agg.clientCount()).toBe(10)
+  })
+})
