@@ -50,6 +50,16 @@ const MEASURED_WINDOW_MS = 75_000
 const NEVER_ADMITTED_RATE_FACTOR = 2
 const NEVER_ADMITTED_BACKOFF = 0.5
 
+/**
+ * The lane's phase, the state machine of the status-only rules:
+ * - `free`: no congestion seen (or calm again after calmAfterMs): no cost, only server guidance;
+ * - `slowStart`: the first 429 came from a burst of concurrent callers; every success multiplies
+ *   the rate (burstStartGrowth) until a 429 that follows a success ends it;
+ * - `pacing`: a token bucket at the rate read from what got through, growing slowly with time.
+ * Any 429 that counts as congestion leaves `free`; calm returns the lane to `free`.
+ */
+export type AtbPhase = 'free' | 'slowStart' | 'pacing'
+
 /** The default ATB pacer, with the one input AATB gives it beyond the Pacer seam. */
 export interface AtbLanePacer extends Pacer {
   /**
@@ -65,7 +75,8 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): AtbLaneP
 
 class AtbPacer implements AtbLanePacer {
   fleetShare: number | undefined = undefined
-  private congested = false
+  /** Where the lane is in its life (see AtbPhase). */
+  private phase: AtbPhase = 'free'
   private lastCongestionAt = 0
   private congestedSince = 0
   private rate = Infinity
@@ -77,8 +88,6 @@ class AtbPacer implements AtbLanePacer {
   private createdAt: number
   /** Throttled results still expected from attempts in flight when the rate was last cut. */
   private echoesToIgnore = 0
-  /** In slow start after a burst's first 429: every success multiplies the rate (see burstStartGrowth). */
-  private slowStart = false
   /** When slow start last ended (−Infinity: never). */
   private slowStartEndedAt = -Infinity
   /** When slow start last raised the rate. */
@@ -107,7 +116,7 @@ class AtbPacer implements AtbLanePacer {
     const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
     const restored = saved ? parseState(saved, o, init.now) : undefined
     if (restored) {
-      this.congested = restored.congested
+      this.phase = restored.congested ? 'pacing' : 'free'
       this.rate = restored.rate
       this.shareEstimate = restored.shareEstimate
       this.congestionRate = restored.congestionRate
@@ -268,91 +277,152 @@ class AtbPacer implements AtbLanePacer {
     return this.o.minRatePerSecond / this.scale()
   }
 
+  /** Whether the lane paces (slow start or pacing): it has met congestion and not yet turned calm. */
+  private congested(): boolean {
+    return this.phase !== 'free'
+  }
+
   private calm(now: number): boolean {
-    return this.congested && now - this.lastCongestionAt >= this.scaled(this.o.calmAfterMs)
+    return this.congested() && now - this.lastCongestionAt >= this.scaled(this.o.calmAfterMs)
   }
 
   private becomeCalm(): void {
-    this.congested = false
-    this.slowStart = false
+    this.phase = 'free'
     this.rate = Infinity
     this.tokensHeld = this.o.burstUnits
   }
 
+  /**
+   * A 429 (or 503) that counts as congestion: the rules below, one function each, in the order
+   * they are tried. An echo of the last cut changes nothing; otherwise the lane records the cut,
+   * picks its next rate by its phase (the first cut, slow start, just out of slow start, measured,
+   * cold) and sets up its first paced send.
+   */
   private congestionEvent(now: number, signal: Signal): void {
-    const o = this.o
-    if (this.echoesToIgnore > 0) {
-      // A throttled answer to an attempt sent before the last cut: the cut already covered it.
-      this.echoesToIgnore--
-      return
-    }
-    const first = !this.congested
+    if (this.ignoreEcho()) return
+    const first = this.phase === 'free'
     const since = first ? this.createdAt : this.congestedSince
     const measured = this.hasEvidence(now, since)
-    let next: number
     this.congestionRate = first ? 0 : this.rate
     this.cutRetryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
     // Another attempt of this lane still in flight at its first 429: concurrent callers burst
     // into the quota, so what got through measures its capacity, not its rate.
-    const burst = first && this.inFlight > 0 && o.burstStartGrowth > 1
-    if (first) {
-      this.slowStart = burst
-      if (burst) {
-        next = o.coldStartRatePerSecond
-        this.slowStartStepAt = now
-      } else if (measured) {
-        // Start from what got through, and at most a fraction of what was sent.
-        const spanMs = Math.max(this.scaled(o.minSpanMs), Math.min(this.scaled(o.windowMs), now - this.createdAt))
-        const sent = this.outcomes().counts(now, spanMs)
-        const attempted = (sent.admitted + sent.rejected) / (spanMs / 1000)
-        next = Math.min(o.fallbackFactor * this.admitted(now, since), o.firstCutFactor * attempted)
-      } else {
-        // Cold start: nothing to measure a share from. Pace like UB's first step (its
-        // first retry waits U(0.1 s, 1 s)), not at a rate invented from one data point.
-        // A lane never admitted at all has no evidence that anyone else competes for the
-        // quota: its first spacing is UB's whole first step.
-        next = this.neverAdmitted() ? NEVER_ADMITTED_RATE_FACTOR * o.coldStartRatePerSecond : o.coldStartRatePerSecond
-      }
-      this.congestedSince = now
-    } else if (this.slowStart) {
-      const lastAdmittedAt = this.outcomes().lastAdmittedAt()
-      if (lastAdmittedAt !== undefined && lastAdmittedAt > this.congestedSince) {
-        // Slow start overshot: the rate before its last step got through. (A rate read off the
-        // successes would be averaged over a span mostly spent far below it.)
-        this.slowStart = false
-        this.slowStartEndedAt = now
-        next = (this.rate / o.burstStartGrowth) * o.maxCutFactor
-      } else {
-        // The burst's capacity is not refilled yet: halve, and keep starting slowly.
-        next = this.rate * BURST_HALVING
-      }
-    } else if (measured && now - this.slowStartEndedAt < this.scaled(o.minSpanMs)) {
-      // Just out of slow start: the admitted rate is averaged over a span mostly spent on the
-      // ramp, far below the rate found. Halve towards it instead.
-      next = Math.max(this.rate * BURST_HALVING, o.fallbackFactor * this.admitted(now, since))
-    } else if (measured) {
-      next = Math.min(this.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
-      const lastAdmittedAt = this.outcomes().lastAdmittedAt()
-      if (lastAdmittedAt !== undefined && lastAdmittedAt > this.lastCongestionAt && this.steadyLane(now, o.steadySuccesses)) {
-        // A probe failed: the lane got through after its last cut, grew, and met a 429 that says
-        // the continuously refilled quota is empty. The fleet still spends all of it, so what the
-        // lane regained was someone else's share: cut deeper (the per-flight retries of one dry
-        // spell, before any success, keep the plain cut, or a lane cut twice in a row starves).
-        next *= Math.min(1, o.steadyProbeCutFactor)
-      }
-    } else {
-      // Still nothing got through since congestion began: the retry a second or two later
-      // failed too, so the lane is probably one of many sharing a dry quota. Back off steeply
-      // (×1/8: the next retry about 16 s later) until successes give the lane something to
-      // measure. In the simulator a UB-like halving cost a 100-client fleet twice the extra
-      // 429s of this, and ×1/4 half again as many.
-      next = this.rate * (this.neverAdmitted() ? NEVER_ADMITTED_BACKOFF : o.coldBackoffFactor)
+    const burst = first && this.inFlight > 0 && this.o.burstStartGrowth > 1
+    const next = first ? this.firstCutRate(now, measured, burst) : this.nextCutRate(now, since, measured)
+    this.applyCut(now, next)
+    this.firstPacedSend(now, signal, first, measured, burst)
+    this.refilledAt = now
+    this.echoesToIgnore = Math.max(0, this.inFlight)
+  }
+
+  /** A throttled answer to an attempt sent before the last cut: the cut already covered it. */
+  private ignoreEcho(): boolean {
+    if (this.echoesToIgnore <= 0) return false
+    this.echoesToIgnore--
+    return true
+  }
+
+  /** The lane's first cut: it leaves the free phase, for slow start after a burst, else for pacing. */
+  private firstCutRate(now: number, measured: boolean, burst: boolean): number {
+    this.phase = burst ? 'slowStart' : 'pacing'
+    this.congestedSince = now
+    if (burst) {
+      this.slowStartStepAt = now
+      return this.o.coldStartRatePerSecond
     }
-    this.rate = Math.min(o.maxRatePerSecond, Math.max(this.minRate(), next))
+    return measured ? this.measuredFirstCutRate(now) : this.coldStartRate()
+  }
+
+  /** Start from what got through, and at most a fraction of what was sent. */
+  private measuredFirstCutRate(now: number): number {
+    const o = this.o
+    const spanMs = Math.max(this.scaled(o.minSpanMs), Math.min(this.scaled(o.windowMs), now - this.createdAt))
+    const sent = this.outcomes().counts(now, spanMs)
+    const attempted = (sent.admitted + sent.rejected) / (spanMs / 1000)
+    return Math.min(o.fallbackFactor * this.admitted(now, this.createdAt), o.firstCutFactor * attempted)
+  }
+
+  /**
+   * Cold start: nothing to measure a share from. Pace like UB's first step (its first retry
+   * waits U(0.1 s, 1 s)), not at a rate invented from one data point. A lane never admitted at
+   * all has no evidence that anyone else competes for the quota: its first spacing is UB's whole
+   * first step.
+   */
+  private coldStartRate(): number {
+    const rate = this.o.coldStartRatePerSecond
+    return this.neverAdmitted() ? NEVER_ADMITTED_RATE_FACTOR * rate : rate
+  }
+
+  /** A further cut of a congested lane, by its phase. */
+  private nextCutRate(now: number, since: number, measured: boolean): number {
+    if (this.phase === 'slowStart') return this.slowStartCutRate(now)
+    if (!measured) return this.coldBackoffRate()
+    if (now - this.slowStartEndedAt < this.scaled(this.o.minSpanMs)) return this.rampCutRate(now, since)
+    return this.measuredCutRate(now, since)
+  }
+
+  /**
+   * In slow start: once something got through since congestion began, slow start overshot and
+   * the rate before its last step is the one found (a rate read off the successes would be
+   * averaged over a span mostly spent far below it); until then the burst's capacity is not
+   * refilled yet: halve, and keep starting slowly.
+   */
+  private slowStartCutRate(now: number): number {
+    const lastAdmittedAt = this.outcomes().lastAdmittedAt()
+    if (lastAdmittedAt === undefined || lastAdmittedAt <= this.congestedSince) return this.rate * BURST_HALVING
+    this.phase = 'pacing'
+    this.slowStartEndedAt = now
+    return (this.rate / this.o.burstStartGrowth) * this.o.maxCutFactor
+  }
+
+  /**
+   * Just out of slow start: the admitted rate is averaged over a span mostly spent on the ramp,
+   * far below the rate found. Halve towards it instead.
+   */
+  private rampCutRate(now: number, since: number): number {
+    return Math.max(this.rate * BURST_HALVING, this.o.fallbackFactor * this.admitted(now, since))
+  }
+
+  /** The measured cut: to what got through, by at least maxCutFactor, deeper after a failed probe. */
+  private measuredCutRate(now: number, since: number): number {
+    const o = this.o
+    const next = Math.min(this.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
+    return this.probeFailed(now) ? next * Math.min(1, o.steadyProbeCutFactor) : next
+  }
+
+  /**
+   * A probe failed: the lane got through after its last cut, grew, and met a 429 that says the
+   * continuously refilled quota is empty. The fleet still spends all of it, so what the lane
+   * regained was someone else's share (the per-flight retries of one dry spell, before any
+   * success, keep the plain cut, or a lane cut twice in a row starves).
+   */
+  private probeFailed(now: number): boolean {
+    const lastAdmittedAt = this.outcomes().lastAdmittedAt()
+    return lastAdmittedAt !== undefined && lastAdmittedAt > this.lastCongestionAt && this.steadyLane(now, this.o.steadySuccesses)
+  }
+
+  /**
+   * Still nothing got through since congestion began: the retry a second or two later failed
+   * too, so the lane is probably one of many sharing a dry quota. Back off steeply (×1/8: the
+   * next retry about 16 s later) until successes give the lane something to measure. In the
+   * simulator a UB-like halving cost a 100-client fleet twice the extra 429s of this, and ×1/4
+   * half again as many. A lane never admitted doubles its spacing instead (the lone call).
+   */
+  private coldBackoffRate(): number {
+    return this.rate * (this.neverAdmitted() ? NEVER_ADMITTED_BACKOFF : this.o.coldBackoffFactor)
+  }
+
+  /** Set the cut rate (within the floor and the ceiling) and mark the lane congested now. */
+  private applyCut(now: number, next: number): void {
+    this.rate = Math.min(this.o.maxRatePerSecond, Math.max(this.minRate(), next))
     this.shareEstimate = this.rate
-    this.congested = true
     this.lastCongestionAt = now
     this.tokensHeld = Math.min(0, this.available(now))
+  }
+
+  /** When the first paced send after a cut may go: the bucket's tokens right after it. */
+  private firstPacedSend(now: number, signal: Signal, first: boolean, measured: boolean, burst: boolean): void {
+    const o = this.o
     if (first && !measured && o.honourRetryAfter && signal.retryAt !== undefined && this.gateOpensAfter(now)) {
       // A cold lane told when to come back has no evidence that anyone else competes for
       // that moment: it retries at the server's time (the lane jitters it), not a spacing later.
@@ -367,8 +437,6 @@ class AtbPacer implements AtbLanePacer {
       // and a light lane, whose spacing is long, waits half of it on average.
       this.tokensHeld = Math.max(this.tokensHeld, 1 - this.random())
     }
-    this.refilledAt = now
-    this.echoesToIgnore = Math.max(0, this.inFlight)
   }
 
   /** Whether no attempt of this lane was ever admitted (in its log). */
@@ -393,7 +461,7 @@ class AtbPacer implements AtbLanePacer {
         ? spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
         : resetPaceDelayMs(guidance, now, units, this.lastSendAt)
     }
-    if (!this.congested || this.calm(now)) return Math.ceil(spread)
+    if (!this.congested() || this.calm(now)) return Math.ceil(spread)
     const need = Math.min(units, o.burstUnits)
     const have = this.available(now)
     const paced = have >= need - EPSILON ? 0 : ((need - have) / this.rate) * 1000
@@ -404,14 +472,14 @@ class AtbPacer implements AtbLanePacer {
     const o = this.o
     const units = Math.max(0, cost)
     if (this.calm(now)) this.becomeCalm()
-    if (this.congested) {
+    if (this.congested()) {
       const have = this.available(now)
       // Grow with time, and only while the lane is using its rate (it sent about as soon
       // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
       const gapMs = this.lastSendAt === undefined ? Infinity : now - this.lastSendAt
       // In slow start the rate grew since the last send (on its success): the gap is judged
       // against the spacing the lane was keeping then.
-      const keptRate = this.slowStart ? this.sendRate : this.rate
+      const keptRate = this.phase === 'slowStart' ? this.sendRate : this.rate
       if (gapMs <= o.usingRateSlack * ((units || 1) / keptRate) * 1000) {
         const g = this.growthRate(now)
         this.rate = Math.min(o.maxRatePerSecond, this.rate * Math.exp(g * (gapMs / 1000)))
@@ -440,7 +508,7 @@ class AtbPacer implements AtbLanePacer {
       this.outcomes().add(now, true)
       // At most one step per spacing: successes of attempts sent earlier, at a lower rate, say
       // nothing about the current one (with many in flight they would compound past it).
-      if (this.slowStart && this.congested && now - this.slowStartStepAt >= 1000 / this.rate) {
+      if (this.phase === 'slowStart' && now - this.slowStartStepAt >= 1000 / this.rate) {
         this.rate = Math.min(this.o.maxRatePerSecond, this.rate * this.o.burstStartGrowth)
         this.slowStartStepAt = now
       }
@@ -461,7 +529,7 @@ class AtbPacer implements AtbLanePacer {
     const o = this.o
     let delay = 0
     const congestion = signal.kind === 'throttled' || signal.kind === 'overloaded'
-    if (this.congested && congestion && failures > 1 && this.hasEvidence(now, this.congestedSince)) {
+    if (this.congested() && congestion && failures > 1 && this.hasEvidence(now, this.congestedSince)) {
       // Repeated 429s for one request: space its retries exponentially in units of the
       // lane's spacing, on top of the lane gate (which already gives one spacing). A cold
       // lane (too few successes to measure) is already backing off steeply lane-wide, and a
@@ -493,7 +561,7 @@ class AtbPacer implements AtbLanePacer {
       version: STATE_VERSION,
       savedAt: now,
       createdAt: Math.min(this.createdAt, now),
-      congested: this.congested,
+      congested: this.congested(),
       rate: Number.isFinite(this.rate) ? this.rate : null,
       shareEstimate: this.shareEstimate,
       congestionRate: this.congestionRate,
@@ -510,11 +578,11 @@ class AtbPacer implements AtbLanePacer {
   }
 
   get ratePerSecond(): number {
-    return this.congested ? this.rate : Infinity
+    return this.congested() ? this.rate : Infinity
   }
 
   tokens(now: number): number {
-    return this.congested ? this.available(now) : Infinity
+    return this.congested() ? this.available(now) : Infinity
   }
 }
 
