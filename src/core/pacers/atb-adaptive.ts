@@ -73,59 +73,79 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): AtbLaneP
   return new AtbPacer(o, init)
 }
 
+/** The token bucket the lane paces with while it is congested. */
+interface Bucket {
+  /** Units per second (Infinity while free). */
+  rate: number
+  /** Tokens as of `refilledAt` (a debt below 0 after a costly attempt or a cut). */
+  tokens: number
+  refilledAt: number
+}
+
+/** What the lane remembers of its congestion: the spell it is in and the cut that last hit it. */
+interface CutMemory {
+  /** When congestion last cut the rate (the plateau, the calm timer and a failed probe count from it). */
+  at: number
+  /** When the current spell of congestion began (its successes are the lane's evidence). */
+  since: number
+  /** The rate the lane was pacing at when congestion last hit (0 before a paced lane was cut). */
+  rate: number
+  /** The rate the cut set: the share of the quota the lane learned (the ceiling's floor, the plateau's centre). */
+  share: number
+  /** The Retry-After (ms) of the 429 that cut (Infinity: none): a short one marks a steady quota, a long one a lump. */
+  retryAfterMs: number
+  /** Throttled results still expected from attempts in flight at the cut: the cut already covered them. */
+  echoes: number
+}
+
+/** Slow start's clock (the `slowStart` phase). */
+interface SlowStartClock {
+  /** When slow start last raised the rate (one step per spacing). */
+  stepAt: number
+  /** When slow start last ended (−Infinity: never): the ramp rule applies for a minimum span after. */
+  endedAt: number
+  /** The rate at the lane's last paced send: in slow start a send's gap is judged against it. */
+  sendRate: number
+}
+
 class AtbPacer implements AtbLanePacer {
   fleetShare: number | undefined = undefined
   /** Where the lane is in its life (see AtbPhase). */
   private phase: AtbPhase = 'free'
-  private lastCongestionAt = 0
-  private congestedSince = 0
-  private rate = Infinity
-  private shareEstimate = 0
-  /** The rate the lane was pacing at when congestion last hit (0 before a paced lane was cut). */
-  private congestionRate = 0
-  private tokensHeld: number
-  private refilledAt: number
+  private readonly bucket: Bucket
+  private readonly cut: CutMemory = { at: 0, since: 0, rate: 0, share: 0, retryAfterMs: Infinity, echoes: 0 }
+  private readonly slowStart: SlowStartClock = { stepAt: 0, endedAt: -Infinity, sendRate: 0 }
+  // The lane's own traffic.
   private createdAt: number
-  /** Throttled results still expected from attempts in flight when the rate was last cut. */
-  private echoesToIgnore = 0
-  /** When slow start last ended (−Infinity: never). */
-  private slowStartEndedAt = -Infinity
-  /** When slow start last raised the rate. */
-  private slowStartStepAt = 0
-  /** The rate at the lane's last paced send. */
-  private sendRate = 0
   private inFlight = 0
-  /** The Retry-After (ms) of the 429 that last cut the rate (Infinity: none). */
-  private cutRetryAfterMs = Infinity
   private lastSendAt: number | undefined = undefined
   /** Recent sends (time, cost); allocated at the first send. */
   private sends: TimeRing | undefined = undefined
-  /** Server guidance; allocated when a response first carries any. */
-  private guidance: QuotaGuidance | undefined = undefined
   /** Recent outcomes; allocated at the first result. */
   private log: OutcomeLog | undefined = undefined
+  /** Server guidance; allocated when a response first carries any. */
+  private guidance: QuotaGuidance | undefined = undefined
 
   constructor(
     private readonly o: ResolvedAtbOptions,
     init: PacerInit,
     private readonly random = init.random,
   ) {
-    this.tokensHeld = o.burstUnits
-    this.refilledAt = init.now
+    this.bucket = { rate: Infinity, tokens: o.burstUnits, refilledAt: init.now }
     this.createdAt = init.now
     const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
     const restored = saved ? parseState(saved, o, init.now) : undefined
     if (restored) {
       this.phase = restored.congested ? 'pacing' : 'free'
-      this.rate = restored.rate
-      this.shareEstimate = restored.shareEstimate
-      this.congestionRate = restored.congestionRate
-      this.tokensHeld = restored.tokens
-      this.lastCongestionAt = restored.lastCongestionAt
-      this.congestedSince = restored.congestedSince
+      this.bucket.rate = restored.rate
+      this.bucket.tokens = restored.tokens
+      this.bucket.refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
+      this.cut.share = restored.shareEstimate
+      this.cut.rate = restored.congestionRate
+      this.cut.at = restored.lastCongestionAt
+      this.cut.since = restored.congestedSince
       this.createdAt = restored.createdAt
       this.guidance = restored.guidance
-      this.refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
       if (restored.log.length > 0) this.log = new OutcomeLog(LOG_ENTRIES, restored.log)
       for (const [time, cost] of restored.sends) this.sendLog().push(time, cost)
       if (restored.sends.length > 0) this.lastSendAt = this.sendLog().timeAt(this.sendLog().length - 1)
@@ -141,8 +161,8 @@ class AtbPacer implements AtbLanePacer {
   }
 
   private available(now: number): number {
-    if (!Number.isFinite(this.rate)) return Infinity
-    return Math.min(this.o.burstUnits, this.tokensHeld + (Math.max(0, now - this.refilledAt) / 1000) * this.rate)
+    if (!Number.isFinite(this.bucket.rate)) return Infinity
+    return Math.min(this.o.burstUnits, this.bucket.tokens + (Math.max(0, now - this.bucket.refilledAt) / 1000) * this.bucket.rate)
   }
 
   private pacePerSecond(now: number): number {
@@ -175,7 +195,7 @@ class AtbPacer implements AtbLanePacer {
   private ceiling(now: number): number {
     const o = this.o
     const admitted = this.admitted(now, this.createdAt)
-    return Math.min(o.maxRatePerSecond, Math.max(this.minRate(), o.rateMargin * Math.max(admitted, this.shareEstimate)))
+    return Math.min(o.maxRatePerSecond, Math.max(this.minRate(), o.rateMargin * Math.max(admitted, this.cut.share)))
   }
 
   /**
@@ -186,12 +206,12 @@ class AtbPacer implements AtbLanePacer {
    */
   private onPlateau(now: number): boolean {
     const o = this.o
-    const reference = this.congestionRate > 0 ? this.congestionRate : this.shareEstimate
-    const sinceCutMs = now - this.lastCongestionAt
+    const reference = this.cut.rate > 0 ? this.cut.rate : this.cut.share
+    const sinceCutMs = now - this.cut.at
     const steady = this.steadyPlateau(now, sinceCutMs)
     const band = steady ? o.steadyPlateauBand : o.plateauBand
     const plateauMs = this.scaled(steady ? o.steadyPlateauMs : this.lumpCut() ? Math.max(o.plateauMs, o.lumpPlateauMs) : o.plateauMs)
-    return sinceCutMs < plateauMs && Math.abs(this.rate - reference) < band * reference
+    return sinceCutMs < plateauMs && Math.abs(this.bucket.rate - reference) < band * reference
   }
 
   /**
@@ -202,7 +222,7 @@ class AtbPacer implements AtbLanePacer {
    * empties it early: on a stepped bucket every busy lane met one 429 per step that way.
    */
   private lumpCut(): boolean {
-    return Number.isFinite(this.cutRetryAfterMs) && this.cutRetryAfterMs > this.scaled(this.o.steadyRetryAfterMs)
+    return Number.isFinite(this.cut.retryAfterMs) && this.cut.retryAfterMs > this.scaled(this.o.steadyRetryAfterMs)
   }
 
   /**
@@ -227,7 +247,7 @@ class AtbPacer implements AtbLanePacer {
    */
   private steadyLane(now: number, successes: number): boolean {
     const o = this.o
-    if (!(this.cutRetryAfterMs <= this.scaled(o.steadyRetryAfterMs))) return false
+    if (!(this.cut.retryAfterMs <= this.scaled(o.steadyRetryAfterMs))) return false
     if (this.guidance !== undefined && hasLiveHint(this.guidance, now)) return false
     return this.outcomes().counts(now, this.scaled(o.steadyWindowMs)).admitted >= successes
   }
@@ -245,7 +265,7 @@ class AtbPacer implements AtbLanePacer {
     const o = this.o
     if (this.onPlateau(now)) return this.growthPerSecond() * o.plateauGrowthFactor
     if (o.steadyGrowthDoublingMs > 0 && o.steadyPlateauMs > o.plateauMs) {
-      const pastPlateauMs = now - this.lastCongestionAt - this.scaled(o.steadyPlateauMs)
+      const pastPlateauMs = now - this.cut.at - this.scaled(o.steadyPlateauMs)
       if (pastPlateauMs > 0 && this.steadyLane(now, Math.max(o.steadySuccesses, o.steadyGrowthSuccesses))) {
         return this.growthPerSecond() * Math.min(o.steadyMaxGrowthFactor, 2 ** (pastPlateauMs / this.scaled(o.steadyGrowthDoublingMs)))
       }
@@ -283,13 +303,13 @@ class AtbPacer implements AtbLanePacer {
   }
 
   private calm(now: number): boolean {
-    return this.congested() && now - this.lastCongestionAt >= this.scaled(this.o.calmAfterMs)
+    return this.congested() && now - this.cut.at >= this.scaled(this.o.calmAfterMs)
   }
 
   private becomeCalm(): void {
     this.phase = 'free'
-    this.rate = Infinity
-    this.tokensHeld = this.o.burstUnits
+    this.bucket.rate = Infinity
+    this.bucket.tokens = this.o.burstUnits
   }
 
   /**
@@ -301,33 +321,33 @@ class AtbPacer implements AtbLanePacer {
   private congestionEvent(now: number, signal: Signal): void {
     if (this.ignoreEcho()) return
     const first = this.phase === 'free'
-    const since = first ? this.createdAt : this.congestedSince
+    const since = first ? this.createdAt : this.cut.since
     const measured = this.hasEvidence(now, since)
-    this.congestionRate = first ? 0 : this.rate
-    this.cutRetryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
+    this.cut.rate = first ? 0 : this.bucket.rate
+    this.cut.retryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
     // Another attempt of this lane still in flight at its first 429: concurrent callers burst
     // into the quota, so what got through measures its capacity, not its rate.
     const burst = first && this.inFlight > 0 && this.o.burstStartGrowth > 1
     const next = first ? this.firstCutRate(now, measured, burst) : this.nextCutRate(now, since, measured)
     this.applyCut(now, next)
     this.firstPacedSend(now, signal, first, measured, burst)
-    this.refilledAt = now
-    this.echoesToIgnore = Math.max(0, this.inFlight)
+    this.bucket.refilledAt = now
+    this.cut.echoes = Math.max(0, this.inFlight)
   }
 
   /** A throttled answer to an attempt sent before the last cut: the cut already covered it. */
   private ignoreEcho(): boolean {
-    if (this.echoesToIgnore <= 0) return false
-    this.echoesToIgnore--
+    if (this.cut.echoes <= 0) return false
+    this.cut.echoes--
     return true
   }
 
   /** The lane's first cut: it leaves the free phase, for slow start after a burst, else for pacing. */
   private firstCutRate(now: number, measured: boolean, burst: boolean): number {
     this.phase = burst ? 'slowStart' : 'pacing'
-    this.congestedSince = now
+    this.cut.since = now
     if (burst) {
-      this.slowStartStepAt = now
+      this.slowStart.stepAt = now
       return this.o.coldStartRatePerSecond
     }
     return measured ? this.measuredFirstCutRate(now) : this.coldStartRate()
@@ -357,7 +377,7 @@ class AtbPacer implements AtbLanePacer {
   private nextCutRate(now: number, since: number, measured: boolean): number {
     if (this.phase === 'slowStart') return this.slowStartCutRate(now)
     if (!measured) return this.coldBackoffRate()
-    if (now - this.slowStartEndedAt < this.scaled(this.o.minSpanMs)) return this.rampCutRate(now, since)
+    if (now - this.slowStart.endedAt < this.scaled(this.o.minSpanMs)) return this.rampCutRate(now, since)
     return this.measuredCutRate(now, since)
   }
 
@@ -369,10 +389,10 @@ class AtbPacer implements AtbLanePacer {
    */
   private slowStartCutRate(now: number): number {
     const lastAdmittedAt = this.outcomes().lastAdmittedAt()
-    if (lastAdmittedAt === undefined || lastAdmittedAt <= this.congestedSince) return this.rate * BURST_HALVING
+    if (lastAdmittedAt === undefined || lastAdmittedAt <= this.cut.since) return this.bucket.rate * BURST_HALVING
     this.phase = 'pacing'
-    this.slowStartEndedAt = now
-    return (this.rate / this.o.burstStartGrowth) * this.o.maxCutFactor
+    this.slowStart.endedAt = now
+    return (this.bucket.rate / this.o.burstStartGrowth) * this.o.maxCutFactor
   }
 
   /**
@@ -380,13 +400,13 @@ class AtbPacer implements AtbLanePacer {
    * far below the rate found. Halve towards it instead.
    */
   private rampCutRate(now: number, since: number): number {
-    return Math.max(this.rate * BURST_HALVING, this.o.fallbackFactor * this.admitted(now, since))
+    return Math.max(this.bucket.rate * BURST_HALVING, this.o.fallbackFactor * this.admitted(now, since))
   }
 
   /** The measured cut: to what got through, by at least maxCutFactor, deeper after a failed probe. */
   private measuredCutRate(now: number, since: number): number {
     const o = this.o
-    const next = Math.min(this.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
+    const next = Math.min(this.bucket.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
     return this.probeFailed(now) ? next * Math.min(1, o.steadyProbeCutFactor) : next
   }
 
@@ -398,7 +418,7 @@ class AtbPacer implements AtbLanePacer {
    */
   private probeFailed(now: number): boolean {
     const lastAdmittedAt = this.outcomes().lastAdmittedAt()
-    return lastAdmittedAt !== undefined && lastAdmittedAt > this.lastCongestionAt && this.steadyLane(now, this.o.steadySuccesses)
+    return lastAdmittedAt !== undefined && lastAdmittedAt > this.cut.at && this.steadyLane(now, this.o.steadySuccesses)
   }
 
   /**
@@ -409,15 +429,15 @@ class AtbPacer implements AtbLanePacer {
    * half again as many. A lane never admitted doubles its spacing instead (the lone call).
    */
   private coldBackoffRate(): number {
-    return this.rate * (this.neverAdmitted() ? NEVER_ADMITTED_BACKOFF : this.o.coldBackoffFactor)
+    return this.bucket.rate * (this.neverAdmitted() ? NEVER_ADMITTED_BACKOFF : this.o.coldBackoffFactor)
   }
 
   /** Set the cut rate (within the floor and the ceiling) and mark the lane congested now. */
   private applyCut(now: number, next: number): void {
-    this.rate = Math.min(this.o.maxRatePerSecond, Math.max(this.minRate(), next))
-    this.shareEstimate = this.rate
-    this.lastCongestionAt = now
-    this.tokensHeld = Math.min(0, this.available(now))
+    this.bucket.rate = Math.min(this.o.maxRatePerSecond, Math.max(this.minRate(), next))
+    this.cut.share = this.bucket.rate
+    this.cut.at = now
+    this.bucket.tokens = Math.min(0, this.available(now))
   }
 
   /** When the first paced send after a cut may go: the bucket's tokens right after it. */
@@ -426,16 +446,16 @@ class AtbPacer implements AtbLanePacer {
     if (first && !measured && o.honourRetryAfter && signal.retryAt !== undefined && this.gateOpensAfter(now)) {
       // A cold lane told when to come back has no evidence that anyone else competes for
       // that moment: it retries at the server's time (the lane jitters it), not a spacing later.
-      this.tokensHeld = o.burstUnits
+      this.bucket.tokens = o.burstUnits
     } else if (burst) {
       // The burst emptied the bucket: the first paced send waits a whole spacing.
-      this.tokensHeld = 0
+      this.bucket.tokens = 0
     } else if (first && o.jitterFirstCut) {
       // The lane's first cut usually comes with everybody's (the quota ran dry for the whole
       // fleet at once): the first paced send waits a uniform share of one spacing, not a full
       // one, so the fleet's retries spread over the spacing instead of landing together —
       // and a light lane, whose spacing is long, waits half of it on average.
-      this.tokensHeld = Math.max(this.tokensHeld, 1 - this.random())
+      this.bucket.tokens = Math.max(this.bucket.tokens, 1 - this.random())
     }
   }
 
@@ -464,7 +484,7 @@ class AtbPacer implements AtbLanePacer {
     if (!this.congested() || this.calm(now)) return Math.ceil(spread)
     const need = Math.min(units, o.burstUnits)
     const have = this.available(now)
-    const paced = have >= need - EPSILON ? 0 : ((need - have) / this.rate) * 1000
+    const paced = have >= need - EPSILON ? 0 : ((need - have) / this.bucket.rate) * 1000
     return Math.ceil(Math.max(paced, spread))
   }
 
@@ -479,17 +499,17 @@ class AtbPacer implements AtbLanePacer {
       const gapMs = this.lastSendAt === undefined ? Infinity : now - this.lastSendAt
       // In slow start the rate grew since the last send (on its success): the gap is judged
       // against the spacing the lane was keeping then.
-      const keptRate = this.phase === 'slowStart' ? this.sendRate : this.rate
+      const keptRate = this.phase === 'slowStart' ? this.slowStart.sendRate : this.bucket.rate
       if (gapMs <= o.usingRateSlack * ((units || 1) / keptRate) * 1000) {
         const g = this.growthRate(now)
-        this.rate = Math.min(o.maxRatePerSecond, this.rate * Math.exp(g * (gapMs / 1000)))
+        this.bucket.rate = Math.min(o.maxRatePerSecond, this.bucket.rate * Math.exp(g * (gapMs / 1000)))
       } else {
         // Back from a quiet spell: no more than a margin over what has been getting through.
-        this.rate = Math.min(this.rate, this.ceiling(now))
+        this.bucket.rate = Math.min(this.bucket.rate, this.ceiling(now))
       }
-      this.tokensHeld = have - units
-      this.refilledAt = now
-      this.sendRate = this.rate
+      this.bucket.tokens = have - units
+      this.bucket.refilledAt = now
+      this.slowStart.sendRate = this.bucket.rate
     }
     this.inFlight++
     if (this.guidance !== undefined) noteSent(this.guidance, units)
@@ -508,11 +528,11 @@ class AtbPacer implements AtbLanePacer {
       this.outcomes().add(now, true)
       // At most one step per spacing: successes of attempts sent earlier, at a lower rate, say
       // nothing about the current one (with many in flight they would compound past it).
-      if (this.phase === 'slowStart' && now - this.slowStartStepAt >= 1000 / this.rate) {
-        this.rate = Math.min(this.o.maxRatePerSecond, this.rate * this.o.burstStartGrowth)
-        this.slowStartStepAt = now
+      if (this.phase === 'slowStart' && now - this.slowStart.stepAt >= 1000 / this.bucket.rate) {
+        this.bucket.rate = Math.min(this.o.maxRatePerSecond, this.bucket.rate * this.o.burstStartGrowth)
+        this.slowStart.stepAt = now
       }
-      if (this.echoesToIgnore > 0 && this.inFlight < this.echoesToIgnore) this.echoesToIgnore = this.inFlight
+      if (this.cut.echoes > 0 && this.inFlight < this.cut.echoes) this.cut.echoes = this.inFlight
     } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
       this.outcomes().add(now, false)
       if (this.calm(now)) this.becomeCalm()
@@ -529,12 +549,12 @@ class AtbPacer implements AtbLanePacer {
     const o = this.o
     let delay = 0
     const congestion = signal.kind === 'throttled' || signal.kind === 'overloaded'
-    if (this.congested() && congestion && failures > 1 && this.hasEvidence(now, this.congestedSince)) {
+    if (this.congested() && congestion && failures > 1 && this.hasEvidence(now, this.cut.since)) {
       // Repeated 429s for one request: space its retries exponentially in units of the
       // lane's spacing, on top of the lane gate (which already gives one spacing). A cold
       // lane (too few successes to measure) is already backing off steeply lane-wide, and a
       // per-request backoff on top would push its second retry past a 60 s call deadline.
-      const spacingMs = 1000 / this.rate
+      const spacingMs = 1000 / this.bucket.rate
       // A lane that keeps meeting 429s keeps finding the quota dry: a stepped quota (many
       // units at once, say every minute) stays empty until its next step, so a retry a few
       // spacings later mostly buys another 429. Such a lane spaces its retries harder, in
@@ -562,12 +582,12 @@ class AtbPacer implements AtbLanePacer {
       savedAt: now,
       createdAt: Math.min(this.createdAt, now),
       congested: this.congested(),
-      rate: Number.isFinite(this.rate) ? this.rate : null,
-      shareEstimate: this.shareEstimate,
-      congestionRate: this.congestionRate,
-      tokens: Number.isFinite(this.rate) ? this.available(now) : null,
-      lastCongestionAt: this.lastCongestionAt,
-      congestedSince: this.congestedSince,
+      rate: Number.isFinite(this.bucket.rate) ? this.bucket.rate : null,
+      shareEstimate: this.cut.share,
+      congestionRate: this.cut.rate,
+      tokens: Number.isFinite(this.bucket.rate) ? this.available(now) : null,
+      lastCongestionAt: this.cut.at,
+      congestedSince: this.cut.since,
       retryAt: guidance.retryAt,
       remaining: guidance.remaining ?? null,
       resetAt: guidance.resetAt ?? null,
@@ -578,7 +598,7 @@ class AtbPacer implements AtbLanePacer {
   }
 
   get ratePerSecond(): number {
-    return this.congested() ? this.rate : Infinity
+    return this.congested() ? this.bucket.rate : Infinity
   }
 
   tokens(now: number): number {
