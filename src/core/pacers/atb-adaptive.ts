@@ -489,32 +489,53 @@ class AtbPacer implements AtbLanePacer {
   }
 
   onSend(now: number, cost: number): void {
-    const o = this.o
     const units = Math.max(0, cost)
     if (this.calm(now)) this.becomeCalm()
-    if (this.congested()) {
-      const have = this.available(now)
-      // Grow with time, and only while the lane is using its rate (it sent about as soon
-      // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
-      const gapMs = this.lastSendAt === undefined ? Infinity : now - this.lastSendAt
-      // In slow start the rate grew since the last send (on its success): the gap is judged
-      // against the spacing the lane was keeping then.
-      const keptRate = this.phase === 'slowStart' ? this.slowStart.sendRate : this.bucket.rate
-      if (gapMs <= o.usingRateSlack * ((units || 1) / keptRate) * 1000) {
-        const g = this.growthRate(now)
-        this.bucket.rate = Math.min(o.maxRatePerSecond, this.bucket.rate * Math.exp(g * (gapMs / 1000)))
-      } else {
-        // Back from a quiet spell: no more than a margin over what has been getting through.
-        this.bucket.rate = Math.min(this.bucket.rate, this.ceiling(now))
-      }
-      this.bucket.tokens = have - units
-      this.bucket.refilledAt = now
-      this.slowStart.sendRate = this.bucket.rate
-    }
+    if (this.congested()) this.pacedSend(now, units)
     this.inFlight++
     if (this.guidance !== undefined) noteSent(this.guidance, units)
     this.lastSendAt = this.lastSendAt === undefined ? now : Math.max(this.lastSendAt, now)
     this.sendLog().push(now, units)
+  }
+
+  /** A send while congested: the rate grows (or is capped after a quiet spell) and the send takes its tokens. */
+  private pacedSend(now: number, units: number): void {
+    const have = this.available(now)
+    const gapMs = this.lastSendAt === undefined ? Infinity : now - this.lastSendAt
+    if (this.usingRate(gapMs, units)) this.grow(now, gapMs)
+    // Back from a quiet spell: no more than a margin over what has been getting through.
+    else this.bucket.rate = Math.min(this.bucket.rate, this.ceiling(now))
+    this.bucket.tokens = have - units
+    this.bucket.refilledAt = now
+    this.slowStart.sendRate = this.bucket.rate
+  }
+
+  /**
+   * Whether the lane sent about as soon as it could (within usingRateSlack spacings): only then
+   * does it grow, so an idle lane earns no growth and a quiet spell cannot end in a burst. In slow
+   * start the rate grew since the last send (on its success): the gap is judged against the
+   * spacing the lane was keeping then.
+   */
+  private usingRate(gapMs: number, units: number): boolean {
+    const keptRate = this.phase === 'slowStart' ? this.slowStart.sendRate : this.bucket.rate
+    return gapMs <= this.o.usingRateSlack * ((units || 1) / keptRate) * 1000
+  }
+
+  /** Growth with time, not per success: e^(g·gap). */
+  private grow(now: number, gapMs: number): void {
+    const g = this.growthRate(now)
+    this.bucket.rate = Math.min(this.o.maxRatePerSecond, this.bucket.rate * Math.exp(g * (gapMs / 1000)))
+  }
+
+  /**
+   * Slow start's step on a success: the rate × burstStartGrowth, at most one step per spacing
+   * (successes of attempts sent earlier, at a lower rate, say nothing about the current one; with
+   * many in flight they would compound past it).
+   */
+  private slowStartStep(now: number): void {
+    if (this.phase !== 'slowStart' || now - this.slowStart.stepAt < 1000 / this.bucket.rate) return
+    this.bucket.rate = Math.min(this.o.maxRatePerSecond, this.bucket.rate * this.o.burstStartGrowth)
+    this.slowStart.stepAt = now
   }
 
   onResult(now: number, signal: Signal): void {
@@ -526,12 +547,7 @@ class AtbPacer implements AtbLanePacer {
     }
     if (signal.kind === 'ok') {
       this.outcomes().add(now, true)
-      // At most one step per spacing: successes of attempts sent earlier, at a lower rate, say
-      // nothing about the current one (with many in flight they would compound past it).
-      if (this.phase === 'slowStart' && now - this.slowStart.stepAt >= 1000 / this.bucket.rate) {
-        this.bucket.rate = Math.min(this.o.maxRatePerSecond, this.bucket.rate * this.o.burstStartGrowth)
-        this.slowStart.stepAt = now
-      }
+      this.slowStartStep(now)
       if (this.cut.echoes > 0 && this.inFlight < this.cut.echoes) this.cut.echoes = this.inFlight
     } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
       this.outcomes().add(now, false)
@@ -550,25 +566,38 @@ class AtbPacer implements AtbLanePacer {
     let delay = 0
     const congestion = signal.kind === 'throttled' || signal.kind === 'overloaded'
     if (this.congested() && congestion && failures > 1 && this.hasEvidence(now, this.cut.since)) {
-      // Repeated 429s for one request: space its retries exponentially in units of the
-      // lane's spacing, on top of the lane gate (which already gives one spacing). A cold
-      // lane (too few successes to measure) is already backing off steeply lane-wide, and a
-      // per-request backoff on top would push its second retry past a 60 s call deadline.
-      const spacingMs = 1000 / this.bucket.rate
-      // A lane that keeps meeting 429s keeps finding the quota dry: a stepped quota (many
-      // units at once, say every minute) stays empty until its next step, so a retry a few
-      // spacings later mostly buys another 429. Such a lane spaces its retries harder, in
-      // proportion to the 429s it met lately (a lane that meets one now and then, as on a
-      // continuously refilled quota, keeps the plain backoff).
-      const rejected = this.outcomes().counts(now, this.scaled(o.dryLaneWindowMs)).rejected
-      const dryFactor = Math.min(o.dryLaneMaxBackoffFactor, Math.max(1, rejected / o.dryLaneThrottles))
-      const factor = o.retryBackoffFactor * dryFactor
-      delay = Math.min(this.scaled(o.maxRetryBackoffMs), (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
+      delay = this.requestBackoffMs(now, failures)
     }
     if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {
       delay = Math.max(delay, Math.min(signal.retryAt - now, MAX_GUIDANCE_AHEAD_MS))
     }
     return Math.max(0, delay)
+  }
+
+  /**
+   * Repeated 429s for one request: space its retries exponentially in units of the lane's
+   * spacing, on top of the lane gate (which already gives one spacing). Only for a measured lane:
+   * a cold one (too few successes) is already backing off steeply lane-wide, and a per-request
+   * backoff on top would push its second retry past a 60 s call deadline.
+   */
+  private requestBackoffMs(now: number, failures: number): number {
+    const o = this.o
+    const spacingMs = 1000 / this.bucket.rate
+    const factor = o.retryBackoffFactor * this.dryLaneFactor(now)
+    return Math.min(this.scaled(o.maxRetryBackoffMs), (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
+  }
+
+  /**
+   * A lane that keeps meeting 429s keeps finding the quota dry: a stepped quota (many units at
+   * once, say every minute) stays empty until its next step, so a retry a few spacings later
+   * mostly buys another 429. Such a lane spaces its retries harder, in proportion to the 429s it
+   * met lately (a lane that meets one now and then, as on a continuously refilled quota, keeps
+   * the plain backoff).
+   */
+  private dryLaneFactor(now: number): number {
+    const o = this.o
+    const rejected = this.outcomes().counts(now, this.scaled(o.dryLaneWindowMs)).rejected
+    return Math.min(o.dryLaneMaxBackoffFactor, Math.max(1, rejected / o.dryLaneThrottles))
   }
 
   toJSON(now: number): PacerState {
