@@ -11,8 +11,12 @@
 // - a cold start is not inference: a lane with too few successes to measure anything
 //   starts pacing like UB's first step (about a second), or at the server's Retry-After.
 //
-// One pacer exists per lane and thousands of lanes may sit idle, so the pacer is a class
-// with plain fields, and its logs and server guidance are allocated when first needed.
+// The status-only rules are a state machine over the lane's phase (AtbPhase), one small function
+// per rule; the mutable state is grouped by concern (the token bucket, the cut memory, slow start's
+// clock, the lane's own traffic). One pacer exists per lane and thousands of lanes may sit idle,
+// so the pacer is a class of plain fields and three small records, and its logs and server
+// guidance are allocated when first needed. Options and internal constants: atb-options.ts,
+// atb-constants.ts.
 import type { Pacer, PacerInit, PacerState, Signal } from '../types.js'
 import {
   absorbGuidance,
