@@ -473,23 +473,32 @@ class AtbPacer implements AtbLanePacer {
     return this.guidance !== undefined && this.guidance.retryAt > now
   }
 
+  /** The server's gate first; otherwise the later of the quota's spread and the bucket's wait. */
   delayMs(now: number, cost: number): number {
-    const o = this.o
     const units = Math.max(0, cost)
     const guidance = this.guidance
     let spread = 0
     if (guidance !== undefined) {
-      const gate = o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
+      const gate = this.o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
       if (gate > 0) return Math.ceil(gate)
-      spread = hasLiveHint(guidance, now)
-        ? spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
-        : resetPaceDelayMs(guidance, now, units, this.lastSendAt)
+      spread = this.spreadMs(guidance, now, units)
     }
     if (!this.congested() || this.calm(now)) return Math.ceil(spread)
-    const need = Math.min(units, o.burstUnits)
+    return Math.ceil(Math.max(this.bucketDelayMs(now, units), spread))
+  }
+
+  /** The quota's pacing: the lane's share while a hint is live, the announced rate just after a reset. */
+  private spreadMs(guidance: QuotaGuidance, now: number, units: number): number {
+    return hasLiveHint(guidance, now)
+      ? spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
+      : resetPaceDelayMs(guidance, now, units, this.lastSendAt)
+  }
+
+  /** How long until the bucket holds the tokens a send of `units` needs (at most one burst's worth). */
+  private bucketDelayMs(now: number, units: number): number {
+    const need = Math.min(units, this.o.burstUnits)
     const have = this.available(now)
-    const paced = have >= need - EPSILON ? 0 : ((need - have) / this.bucket.rate) * 1000
-    return Math.ceil(Math.max(paced, spread))
+    return have >= need - EPSILON ? 0 : ((need - have) / this.bucket.rate) * 1000
   }
 
   onSend(now: number, cost: number): void {
@@ -544,11 +553,7 @@ class AtbPacer implements AtbLanePacer {
 
   onResult(now: number, signal: Signal): void {
     this.inFlight = Math.max(0, this.inFlight - 1)
-    if (this.o.honourRetryAfter) {
-      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal, this.inFlight)
-    } else if (signal.remaining !== undefined) {
-      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined }, this.inFlight)
-    }
+    this.absorb(now, signal)
     if (signal.kind === 'ok') {
       this.outcomes().add(now, true)
       this.slowStartStep(now)
@@ -563,6 +568,15 @@ class AtbPacer implements AtbLanePacer {
       if (!explainedByQuota(signal)) this.congestionEvent(now, signal)
     }
     // 'error': a transport failure says nothing about the quota.
+  }
+
+  /** Take in the server's guidance (a Retry-After only while honoured). */
+  private absorb(now: number, signal: Signal): void {
+    if (this.o.honourRetryAfter) {
+      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal, this.inFlight)
+    } else if (signal.remaining !== undefined) {
+      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined }, this.inFlight)
+    }
   }
 
   retryDelayMs(now: number, failures: number, signal: Signal): number {
