@@ -113,8 +113,9 @@ describe('install()', () => {
     server = await startScriptedServer((n) => (n === 6 ? { status: 429 } : { status: 200 }))
     const dir = await mkdtemp(join(tmpdir(), 'polite-cron-'))
     const path = join(dir, 'state.json')
-    // Short measuring spans so the learned rate is fast enough for a test.
-    const strategy = atb({ minSpanMs: 100, windowMs: 1_000 })
+    // A short measuring span so the learned rate is fast enough for a test (the test runs well within the
+    // internal 60 s measuring window, so the span is the time since the lane began).
+    const strategy = atb({ minSpanMs: 100 })
     try {
       const first = install({ strategy, store: fileStore(path) })
       for (let i = 0; i < 6; i++) await (await fetch(`${server.url}/`)).arrayBuffer()

@@ -66,8 +66,9 @@ describe.each(SHELLS)('%s with undici.request', (shell) => {
   })
 
   it('with ATB (status-only), a 429 turns an unpaced lane into a paced one', async () => {
-    // Short measuring spans so the learned rate is fast enough for a test.
-    const strategy = atb({ minSpanMs: 100, windowMs: 1_000 })
+    // A short measuring span so the learned rate is fast enough for a test (the test runs well within the
+    // internal 60 s measuring window, so the span is the time since the lane began).
+    const strategy = atb({ minSpanMs: 100 })
     const { server, dispatcher, limiter } = await setup((n) => (n === 6 ? { status: 429 } : { status: 200 }), { strategy })
     const rates: number[] = []
     limiter.on('rate', (event) => rates.push(event.ratePerSecond))

@@ -78,12 +78,9 @@ async function main(): Promise<void> {
   // The shared in-page lane runs the worker's strategy (src/sw.ts), compressed the same way.
   const k = timeScale
   const shared = atb({
-    windowMs: 60_000 / k,
     minSpanMs: 10_000 / k,
-    paceWindowMs: 10_000 / k,
     growthPerSecond: 0.02 * k,
     maxRetryBackoffMs: 60_000 / k,
-    dryLaneWindowMs: 300_000 / k,
     calmAfterMs: 600_000 / k,
   })
   // Every send of a request carries its id and its attempt number (a count of sends), so the

@@ -8,18 +8,15 @@ import { installPoliteFetch } from 'polite-fetch/sw'
 const params = new URL(location.href).searchParams
 const api = new URL(params.get('api') ?? 'http://127.0.0.1:8787').origin
 // The demo's quota server may run its clock k× faster (80/min becomes 80/min × k); ATB's
-// own time constants are compressed by the same k, as the baseline's backoff is on the page.
+// time options are compressed by the same k, as the baseline's backoff is on the page.
 const k = Math.max(1, Number(params.get('timeScale') ?? '1') || 1)
 
 installPoliteFetch({
   match: `${api}/api/`,
   strategy: atb({
-    windowMs: 60_000 / k,
     minSpanMs: 10_000 / k,
-    paceWindowMs: 10_000 / k,
     growthPerSecond: 0.02 * k,
     maxRetryBackoffMs: 60_000 / k,
-    dryLaneWindowMs: 300_000 / k,
     calmAfterMs: 600_000 / k,
   }),
   // Write pacer state often: the demo stops this worker on purpose and must resume paced.

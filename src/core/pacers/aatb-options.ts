@@ -7,12 +7,6 @@ export interface AatbOptions {
   atb?: AtbOptions
   /** Routine report period while the lane is active (the paper's report window). Default 30 000 ms. */
   reportWindowMs?: number
-  /** After a 429, report early, but at most once per this interval. Default 2 000 ms. */
-  throttleReportIntervalMs?: number
-  /** A lane with no attempt and no backlog for this long stops reporting. Default 60 000 ms. */
-  idleAfterMs?: number
-  /** An aggregate older than this is ignored (telemetry is down: pure ATB). Default 90 000 ms. */
-  aggregateTtlMs?: number
   /**
    * After an aggregate reported a 429, the fleet counts as congested (and the lane keeps to its
    * fair share) for this long. An overloaded fleet that stops pacing at once probes the quota
@@ -20,15 +14,11 @@ export interface AatbOptions {
    */
   congestionHoldMs?: number
   /**
-   * Bounded influence: without a local 429 within `confirmWindowMs`, an aggregate can hold
-   * back this lane's next attempt by at most this long. It must exceed a real fair spacing:
-   * 100 clients sharing 80/min are 75 s apart. Default 90 000 ms.
+   * Bounded influence: without a recent local 429 (AATB_CONSTANTS.confirmWindowMs), an aggregate
+   * can hold back this lane's next attempt by at most this long. It must exceed a real fair
+   * spacing: 100 clients sharing 80/min are 75 s apart. Default 90 000 ms.
    */
   maxAggregatePauseMs?: number
-  /** How recent a local 429 must be to confirm the fleet's congestion. Default 60 000 ms. */
-  confirmWindowMs?: number
-  /** The hold-back bound once a local 429 confirmed the congestion. Default 120 000 ms. */
-  maxConfirmedPauseMs?: number
   /**
    * A congested fleet whose attempts still come to at least this fraction of the quota rate
    * stays congested past `congestionHoldMs` (it would otherwise stop keeping to its shares
@@ -51,18 +41,31 @@ export interface AatbOptions {
   shareMargin?: number
 }
 
-export type ResolvedAatbOptions = Required<Omit<AatbOptions, 'atb'>> & { atb: AtbOptions }
+/**
+ * AATB's internal constants: values no measurement of their own explains, each with its
+ * rationale. Not options (a test that needs another value drives the time instead).
+ */
+export const AATB_CONSTANTS = {
+  /** After a 429, report early, but at most this often: one early report per dry spell, not per 429 (no measurement of its own). */
+  throttleReportIntervalMs: 2_000,
+  /** A lane with no attempt and no backlog for this long stops reporting (no measurement of its own). */
+  idleAfterMs: 60_000,
+  /** An aggregate older than this is ignored (telemetry is down: pure ATB); the aggregator's window and a half (no measurement of its own). */
+  aggregateTtlMs: 90_000,
+  /** How recent a local 429 must be to confirm the fleet's congestion (no measurement of its own). */
+  confirmWindowMs: 60_000,
+  /** The hold-back bound once a local 429 confirmed the congestion: maxAggregatePauseMs's reasoning, a little longer (never below it). */
+  maxConfirmedPauseMs: 120_000,
+}
 
-export const AATB_DEFAULTS: ResolvedAatbOptions = {
+/** Every value AATB decides with: its options, resolved, and its internal constants. */
+export type ResolvedAatbOptions = Required<Omit<AatbOptions, 'atb'>> & typeof AATB_CONSTANTS & { atb: AtbOptions }
+
+export const AATB_DEFAULTS: Required<Omit<AatbOptions, 'atb'>> & { atb: AtbOptions } = {
   atb: {},
   reportWindowMs: 30_000,
-  throttleReportIntervalMs: 2_000,
-  idleAfterMs: 60_000,
-  aggregateTtlMs: 90_000,
   congestionHoldMs: 300_000,
   maxAggregatePauseMs: 90_000,
-  confirmWindowMs: 60_000,
-  maxConfirmedPauseMs: 120_000,
   busyFraction: 0.8,
   idleFraction: 0.5,
   shareMargin: 0.97,
@@ -71,13 +74,8 @@ export const AATB_DEFAULTS: ResolvedAatbOptions = {
 /** What stands behind each default (docs/algorithms.md's options table). All still absolute: see "Scale". */
 export const AATB_OPTION_NOTES: Record<Exclude<keyof AatbOptions, 'atb'>, OptionNote> = {
   reportWindowMs: { scale: 'absolute', measured: 'the aggregator\'s window; telemetry costs 0.12–2.1 messages per request at it' },
-  throttleReportIntervalMs: { scale: 'absolute', measured: 'an early report after a 429, at most this often' },
-  idleAfterMs: { scale: 'absolute', measured: 'no measurement of its own' },
-  aggregateTtlMs: { scale: 'absolute', measured: 'no measurement of its own' },
   congestionHoldMs: { scale: 'absolute', measured: 'a 60 s hold let an overloaded fleet probe again and pay about one 429 per lane' },
   maxAggregatePauseMs: { scale: 'absolute', measured: 'must exceed a real fair spacing (100 clients on 80/min: 75 s); 10 s let each send 10 × the quota' },
-  confirmWindowMs: { scale: 'absolute', measured: 'no measurement of its own' },
-  maxConfirmedPauseMs: { scale: 'absolute', measured: 'as maxAggregatePauseMs, once a local 429 confirms the congestion' },
   busyFraction: { scale: 'none', measured: 'stepped refill: 5-client fleets stopped keeping to their shares after 300 s (10–15 429s a run)' },
   idleFraction: { scale: 'none', measured: '0.3 left the sliding-window real-trace runs at 1.15–1.16 × UB; 0.5 at 1.115–1.125 ×' },
   shareMargin: { scale: 'none', measured: 'a fleet at exactly Q drains a stepped quota just before each step (a 429 per lane)' },
@@ -88,7 +86,7 @@ export const AATB_OPTION_NOTES: Record<Exclude<keyof AatbOptions, 'atb'>, Option
  * throws a TypeError naming the option; the inner `atb` options are checked by `atb`'s rules.
  */
 export function resolveAatbOptions(options: AatbOptions = {}): ResolvedAatbOptions {
-  const o: ResolvedAatbOptions = { ...AATB_DEFAULTS, atb: options.atb ?? {} }
+  const o: ResolvedAatbOptions = { ...AATB_CONSTANTS, ...AATB_DEFAULTS, atb: options.atb ?? {} }
   checkKnownOptions('aatb', options, Object.keys(AATB_DEFAULTS))
   if (options.atb !== undefined && (options.atb === null || typeof options.atb !== 'object')) throw optionError('aatb', 'atb', 'an object of atb options', options.atb)
   for (const key of Object.keys(AATB_DEFAULTS) as (keyof AatbOptions)[]) {

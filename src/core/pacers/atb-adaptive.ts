@@ -11,8 +11,12 @@
 // - a cold start is not inference: a lane with too few successes to measure anything
 //   starts pacing like UB's first step (about a second), or at the server's Retry-After.
 //
-// One pacer exists per lane and thousands of lanes may sit idle, so the pacer is a class
-// with plain fields, and its logs and server guidance are allocated when first needed.
+// The status-only rules are a state machine over the lane's phase (AtbPhase), one small function
+// per rule; the mutable state is grouped by concern (the token bucket, the cut memory, slow start's
+// clock, the lane's own traffic). One pacer exists per lane and thousands of lanes may sit idle,
+// so the pacer is a class of plain fields and three small records, and its logs and server
+// guidance are allocated when first needed. Options and internal constants: atb-options.ts,
+// atb-constants.ts.
 import type { Pacer, PacerInit, PacerState, Signal } from '../types.js'
 import {
   absorbGuidance,
@@ -50,6 +54,16 @@ const MEASURED_WINDOW_MS = 75_000
 const NEVER_ADMITTED_RATE_FACTOR = 2
 const NEVER_ADMITTED_BACKOFF = 0.5
 
+/**
+ * The lane's phase, the state machine of the status-only rules:
+ * - `free`: no congestion seen (or calm again after calmAfterMs): no cost, only server guidance;
+ * - `slowStart`: the first 429 came from a burst of concurrent callers; every success multiplies
+ *   the rate (burstStartGrowth) until a 429 that follows a success ends it;
+ * - `pacing`: a token bucket at the rate read from what got through, growing slowly with time.
+ * Any 429 that counts as congestion leaves `free`; calm returns the lane to `free`.
+ */
+export type AtbPhase = 'free' | 'slowStart' | 'pacing'
+
 /** The default ATB pacer, with the one input AATB gives it beyond the Pacer seam. */
 export interface AtbLanePacer extends Pacer {
   /**
@@ -63,60 +77,79 @@ export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): AtbLaneP
   return new AtbPacer(o, init)
 }
 
+/** The token bucket the lane paces with while it is congested. */
+interface Bucket {
+  /** Units per second (Infinity while free). */
+  rate: number
+  /** Tokens as of `refilledAt` (a debt below 0 after a costly attempt or a cut). */
+  tokens: number
+  refilledAt: number
+}
+
+/** What the lane remembers of its congestion: the spell it is in and the cut that last hit it. */
+interface CutMemory {
+  /** When congestion last cut the rate (the plateau, the calm timer and a failed probe count from it). */
+  at: number
+  /** When the current spell of congestion began (its successes are the lane's evidence). */
+  since: number
+  /** The rate the lane was pacing at when congestion last hit (0 before a paced lane was cut). */
+  rate: number
+  /** The rate the cut set: the share of the quota the lane learned (the ceiling's floor, the plateau's centre). */
+  share: number
+  /** The Retry-After (ms) of the 429 that cut (Infinity: none): a short one marks a steady quota, a long one a lump. */
+  retryAfterMs: number
+  /** Throttled results still expected from attempts in flight at the cut: the cut already covered them. */
+  echoes: number
+}
+
+/** Slow start's clock (the `slowStart` phase). */
+interface SlowStartClock {
+  /** When slow start last raised the rate (one step per spacing). */
+  stepAt: number
+  /** When slow start last ended (−Infinity: never): the ramp rule applies for a minimum span after. */
+  endedAt: number
+  /** The rate at the lane's last paced send: in slow start a send's gap is judged against it. */
+  sendRate: number
+}
+
 class AtbPacer implements AtbLanePacer {
   fleetShare: number | undefined = undefined
-  private congested = false
-  private lastCongestionAt = 0
-  private congestedSince = 0
-  private rate = Infinity
-  private shareEstimate = 0
-  /** The rate the lane was pacing at when congestion last hit (0 before a paced lane was cut). */
-  private congestionRate = 0
-  private tokensHeld: number
-  private refilledAt: number
+  /** Where the lane is in its life (see AtbPhase). */
+  private phase: AtbPhase = 'free'
+  private readonly bucket: Bucket
+  private readonly cut: CutMemory = { at: 0, since: 0, rate: 0, share: 0, retryAfterMs: Infinity, echoes: 0 }
+  private readonly slowStart: SlowStartClock = { stepAt: 0, endedAt: -Infinity, sendRate: 0 }
+  // The lane's own traffic.
   private createdAt: number
-  /** Throttled results still expected from attempts in flight when the rate was last cut. */
-  private echoesToIgnore = 0
-  /** In slow start after a burst's first 429: every success multiplies the rate (see burstStartGrowth). */
-  private slowStart = false
-  /** When slow start last ended (−Infinity: never). */
-  private slowStartEndedAt = -Infinity
-  /** When slow start last raised the rate. */
-  private slowStartStepAt = 0
-  /** The rate at the lane's last paced send. */
-  private sendRate = 0
   private inFlight = 0
-  /** The Retry-After (ms) of the 429 that last cut the rate (Infinity: none). */
-  private cutRetryAfterMs = Infinity
   private lastSendAt: number | undefined = undefined
   /** Recent sends (time, cost); allocated at the first send. */
   private sends: TimeRing | undefined = undefined
-  /** Server guidance; allocated when a response first carries any. */
-  private guidance: QuotaGuidance | undefined = undefined
   /** Recent outcomes; allocated at the first result. */
   private log: OutcomeLog | undefined = undefined
+  /** Server guidance; allocated when a response first carries any. */
+  private guidance: QuotaGuidance | undefined = undefined
 
   constructor(
     private readonly o: ResolvedAtbOptions,
     init: PacerInit,
     private readonly random = init.random,
   ) {
-    this.tokensHeld = o.burstUnits
-    this.refilledAt = init.now
+    this.bucket = { rate: Infinity, tokens: o.burstUnits, refilledAt: init.now }
     this.createdAt = init.now
     const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
     const restored = saved ? parseState(saved, o, init.now) : undefined
     if (restored) {
-      this.congested = restored.congested
-      this.rate = restored.rate
-      this.shareEstimate = restored.shareEstimate
-      this.congestionRate = restored.congestionRate
-      this.tokensHeld = restored.tokens
-      this.lastCongestionAt = restored.lastCongestionAt
-      this.congestedSince = restored.congestedSince
+      this.phase = restored.congested ? 'pacing' : 'free'
+      this.bucket.rate = restored.rate
+      this.bucket.tokens = restored.tokens
+      this.bucket.refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
+      this.cut.share = restored.shareEstimate
+      this.cut.rate = restored.congestionRate
+      this.cut.at = restored.lastCongestionAt
+      this.cut.since = restored.congestedSince
       this.createdAt = restored.createdAt
       this.guidance = restored.guidance
-      this.refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
       if (restored.log.length > 0) this.log = new OutcomeLog(LOG_ENTRIES, restored.log)
       for (const [time, cost] of restored.sends) this.sendLog().push(time, cost)
       if (restored.sends.length > 0) this.lastSendAt = this.sendLog().timeAt(this.sendLog().length - 1)
@@ -132,8 +165,8 @@ class AtbPacer implements AtbLanePacer {
   }
 
   private available(now: number): number {
-    if (!Number.isFinite(this.rate)) return Infinity
-    return Math.min(this.o.burstUnits, this.tokensHeld + (Math.max(0, now - this.refilledAt) / 1000) * this.rate)
+    if (!Number.isFinite(this.bucket.rate)) return Infinity
+    return Math.min(this.o.burstUnits, this.bucket.tokens + (Math.max(0, now - this.bucket.refilledAt) / 1000) * this.bucket.rate)
   }
 
   private pacePerSecond(now: number): number {
@@ -166,7 +199,7 @@ class AtbPacer implements AtbLanePacer {
   private ceiling(now: number): number {
     const o = this.o
     const admitted = this.admitted(now, this.createdAt)
-    return Math.min(o.maxRatePerSecond, Math.max(this.minRate(), o.rateMargin * Math.max(admitted, this.shareEstimate)))
+    return Math.min(o.maxRatePerSecond, Math.max(this.minRate(), o.rateMargin * Math.max(admitted, this.cut.share)))
   }
 
   /**
@@ -177,12 +210,12 @@ class AtbPacer implements AtbLanePacer {
    */
   private onPlateau(now: number): boolean {
     const o = this.o
-    const reference = this.congestionRate > 0 ? this.congestionRate : this.shareEstimate
-    const sinceCutMs = now - this.lastCongestionAt
+    const reference = this.cut.rate > 0 ? this.cut.rate : this.cut.share
+    const sinceCutMs = now - this.cut.at
     const steady = this.steadyPlateau(now, sinceCutMs)
     const band = steady ? o.steadyPlateauBand : o.plateauBand
     const plateauMs = this.scaled(steady ? o.steadyPlateauMs : this.lumpCut() ? Math.max(o.plateauMs, o.lumpPlateauMs) : o.plateauMs)
-    return sinceCutMs < plateauMs && Math.abs(this.rate - reference) < band * reference
+    return sinceCutMs < plateauMs && Math.abs(this.bucket.rate - reference) < band * reference
   }
 
   /**
@@ -193,7 +226,7 @@ class AtbPacer implements AtbLanePacer {
    * empties it early: on a stepped bucket every busy lane met one 429 per step that way.
    */
   private lumpCut(): boolean {
-    return Number.isFinite(this.cutRetryAfterMs) && this.cutRetryAfterMs > this.scaled(this.o.steadyRetryAfterMs)
+    return Number.isFinite(this.cut.retryAfterMs) && this.cut.retryAfterMs > this.scaled(this.o.steadyRetryAfterMs)
   }
 
   /**
@@ -218,7 +251,7 @@ class AtbPacer implements AtbLanePacer {
    */
   private steadyLane(now: number, successes: number): boolean {
     const o = this.o
-    if (!(this.cutRetryAfterMs <= this.scaled(o.steadyRetryAfterMs))) return false
+    if (!(this.cut.retryAfterMs <= this.scaled(o.steadyRetryAfterMs))) return false
     if (this.guidance !== undefined && hasLiveHint(this.guidance, now)) return false
     return this.outcomes().counts(now, this.scaled(o.steadyWindowMs)).admitted >= successes
   }
@@ -236,7 +269,7 @@ class AtbPacer implements AtbLanePacer {
     const o = this.o
     if (this.onPlateau(now)) return this.growthPerSecond() * o.plateauGrowthFactor
     if (o.steadyGrowthDoublingMs > 0 && o.steadyPlateauMs > o.plateauMs) {
-      const pastPlateauMs = now - this.lastCongestionAt - this.scaled(o.steadyPlateauMs)
+      const pastPlateauMs = now - this.cut.at - this.scaled(o.steadyPlateauMs)
       if (pastPlateauMs > 0 && this.steadyLane(now, Math.max(o.steadySuccesses, o.steadyGrowthSuccesses))) {
         return this.growthPerSecond() * Math.min(o.steadyMaxGrowthFactor, 2 ** (pastPlateauMs / this.scaled(o.steadyGrowthDoublingMs)))
       }
@@ -268,107 +301,166 @@ class AtbPacer implements AtbLanePacer {
     return this.o.minRatePerSecond / this.scale()
   }
 
+  /** Whether the lane paces (slow start or pacing): it has met congestion and not yet turned calm. */
+  private congested(): boolean {
+    return this.phase !== 'free'
+  }
+
   private calm(now: number): boolean {
-    return this.congested && now - this.lastCongestionAt >= this.scaled(this.o.calmAfterMs)
+    return this.congested() && now - this.cut.at >= this.scaled(this.o.calmAfterMs)
   }
 
   private becomeCalm(): void {
-    this.congested = false
-    this.slowStart = false
-    this.rate = Infinity
-    this.tokensHeld = this.o.burstUnits
+    this.phase = 'free'
+    this.bucket.rate = Infinity
+    this.bucket.tokens = this.o.burstUnits
   }
 
+  /**
+   * A 429 (or 503) that counts as congestion: the rules below, one function each, in the order
+   * they are tried. An echo of the last cut changes nothing; otherwise the lane records the cut,
+   * picks its next rate by its phase (the first cut, slow start, just out of slow start, measured,
+   * cold) and sets up its first paced send.
+   */
   private congestionEvent(now: number, signal: Signal): void {
-    const o = this.o
-    if (this.echoesToIgnore > 0) {
-      // A throttled answer to an attempt sent before the last cut: the cut already covered it.
-      this.echoesToIgnore--
-      return
-    }
-    const first = !this.congested
-    const since = first ? this.createdAt : this.congestedSince
+    if (this.ignoreEcho()) return
+    const first = this.phase === 'free'
+    const since = first ? this.createdAt : this.cut.since
     const measured = this.hasEvidence(now, since)
-    let next: number
-    this.congestionRate = first ? 0 : this.rate
-    this.cutRetryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
+    this.cut.rate = first ? 0 : this.bucket.rate
+    this.cut.retryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
     // Another attempt of this lane still in flight at its first 429: concurrent callers burst
     // into the quota, so what got through measures its capacity, not its rate.
-    const burst = first && this.inFlight > 0 && o.burstStartGrowth > 1
-    if (first) {
-      this.slowStart = burst
-      if (burst) {
-        next = o.coldStartRatePerSecond
-        this.slowStartStepAt = now
-      } else if (measured) {
-        // Start from what got through, and at most a fraction of what was sent.
-        const spanMs = Math.max(this.scaled(o.minSpanMs), Math.min(this.scaled(o.windowMs), now - this.createdAt))
-        const sent = this.outcomes().counts(now, spanMs)
-        const attempted = (sent.admitted + sent.rejected) / (spanMs / 1000)
-        next = Math.min(o.fallbackFactor * this.admitted(now, since), o.firstCutFactor * attempted)
-      } else {
-        // Cold start: nothing to measure a share from. Pace like UB's first step (its
-        // first retry waits U(0.1 s, 1 s)), not at a rate invented from one data point.
-        // A lane never admitted at all has no evidence that anyone else competes for the
-        // quota: its first spacing is UB's whole first step.
-        next = this.neverAdmitted() ? NEVER_ADMITTED_RATE_FACTOR * o.coldStartRatePerSecond : o.coldStartRatePerSecond
-      }
-      this.congestedSince = now
-    } else if (this.slowStart) {
-      const lastAdmittedAt = this.outcomes().lastAdmittedAt()
-      if (lastAdmittedAt !== undefined && lastAdmittedAt > this.congestedSince) {
-        // Slow start overshot: the rate before its last step got through. (A rate read off the
-        // successes would be averaged over a span mostly spent far below it.)
-        this.slowStart = false
-        this.slowStartEndedAt = now
-        next = (this.rate / o.burstStartGrowth) * o.maxCutFactor
-      } else {
-        // The burst's capacity is not refilled yet: halve, and keep starting slowly.
-        next = this.rate * BURST_HALVING
-      }
-    } else if (measured && now - this.slowStartEndedAt < this.scaled(o.minSpanMs)) {
-      // Just out of slow start: the admitted rate is averaged over a span mostly spent on the
-      // ramp, far below the rate found. Halve towards it instead.
-      next = Math.max(this.rate * BURST_HALVING, o.fallbackFactor * this.admitted(now, since))
-    } else if (measured) {
-      next = Math.min(this.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
-      const lastAdmittedAt = this.outcomes().lastAdmittedAt()
-      if (lastAdmittedAt !== undefined && lastAdmittedAt > this.lastCongestionAt && this.steadyLane(now, o.steadySuccesses)) {
-        // A probe failed: the lane got through after its last cut, grew, and met a 429 that says
-        // the continuously refilled quota is empty. The fleet still spends all of it, so what the
-        // lane regained was someone else's share: cut deeper (the per-flight retries of one dry
-        // spell, before any success, keep the plain cut, or a lane cut twice in a row starves).
-        next *= Math.min(1, o.steadyProbeCutFactor)
-      }
-    } else {
-      // Still nothing got through since congestion began: the retry a second or two later
-      // failed too, so the lane is probably one of many sharing a dry quota. Back off steeply
-      // (×1/8: the next retry about 16 s later) until successes give the lane something to
-      // measure. In the simulator a UB-like halving cost a 100-client fleet twice the extra
-      // 429s of this, and ×1/4 half again as many.
-      next = this.rate * (this.neverAdmitted() ? NEVER_ADMITTED_BACKOFF : o.coldBackoffFactor)
+    const burst = first && this.inFlight > 0 && this.o.burstStartGrowth > 1
+    const next = first ? this.firstCutRate(now, measured, burst) : this.nextCutRate(now, since, measured)
+    this.applyCut(now, next)
+    this.firstPacedSend(now, signal, first, measured, burst)
+    this.bucket.refilledAt = now
+    this.cut.echoes = Math.max(0, this.inFlight)
+  }
+
+  /** A throttled answer to an attempt sent before the last cut: the cut already covered it. */
+  private ignoreEcho(): boolean {
+    if (this.cut.echoes <= 0) return false
+    this.cut.echoes--
+    return true
+  }
+
+  /** The lane's first cut: it leaves the free phase, for slow start after a burst, else for pacing. */
+  private firstCutRate(now: number, measured: boolean, burst: boolean): number {
+    this.phase = burst ? 'slowStart' : 'pacing'
+    this.cut.since = now
+    if (burst) {
+      this.slowStart.stepAt = now
+      return this.o.coldStartRatePerSecond
     }
-    this.rate = Math.min(o.maxRatePerSecond, Math.max(this.minRate(), next))
-    this.shareEstimate = this.rate
-    this.congested = true
-    this.lastCongestionAt = now
-    this.tokensHeld = Math.min(0, this.available(now))
+    return measured ? this.measuredFirstCutRate(now) : this.coldStartRate()
+  }
+
+  /** Start from what got through, and at most a fraction of what was sent. */
+  private measuredFirstCutRate(now: number): number {
+    const o = this.o
+    const spanMs = Math.max(this.scaled(o.minSpanMs), Math.min(this.scaled(o.windowMs), now - this.createdAt))
+    const sent = this.outcomes().counts(now, spanMs)
+    const attempted = (sent.admitted + sent.rejected) / (spanMs / 1000)
+    return Math.min(o.fallbackFactor * this.admitted(now, this.createdAt), o.firstCutFactor * attempted)
+  }
+
+  /**
+   * Cold start: nothing to measure a share from. Pace like UB's first step (its first retry
+   * waits U(0.1 s, 1 s)), not at a rate invented from one data point. A lane never admitted at
+   * all has no evidence that anyone else competes for the quota: its first spacing is UB's whole
+   * first step.
+   */
+  private coldStartRate(): number {
+    const rate = this.o.coldStartRatePerSecond
+    return this.neverAdmitted() ? NEVER_ADMITTED_RATE_FACTOR * rate : rate
+  }
+
+  /** A further cut of a congested lane, by its phase. */
+  private nextCutRate(now: number, since: number, measured: boolean): number {
+    if (this.phase === 'slowStart') return this.slowStartCutRate(now)
+    if (!measured) return this.coldBackoffRate()
+    if (now - this.slowStart.endedAt < this.scaled(this.o.minSpanMs)) return this.rampCutRate(now, since)
+    return this.measuredCutRate(now, since)
+  }
+
+  /**
+   * In slow start: once something got through since congestion began, slow start overshot and
+   * the rate before its last step is the one found (a rate read off the successes would be
+   * averaged over a span mostly spent far below it); until then the burst's capacity is not
+   * refilled yet: halve, and keep starting slowly.
+   */
+  private slowStartCutRate(now: number): number {
+    const lastAdmittedAt = this.outcomes().lastAdmittedAt()
+    if (lastAdmittedAt === undefined || lastAdmittedAt <= this.cut.since) return this.bucket.rate * BURST_HALVING
+    this.phase = 'pacing'
+    this.slowStart.endedAt = now
+    return (this.bucket.rate / this.o.burstStartGrowth) * this.o.maxCutFactor
+  }
+
+  /**
+   * Just out of slow start: the admitted rate is averaged over a span mostly spent on the ramp,
+   * far below the rate found. Halve towards it instead.
+   */
+  private rampCutRate(now: number, since: number): number {
+    return Math.max(this.bucket.rate * BURST_HALVING, this.o.fallbackFactor * this.admitted(now, since))
+  }
+
+  /** The measured cut: to what got through, by at least maxCutFactor, deeper after a failed probe. */
+  private measuredCutRate(now: number, since: number): number {
+    const o = this.o
+    const next = Math.min(this.bucket.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
+    return this.probeFailed(now) ? next * Math.min(1, o.steadyProbeCutFactor) : next
+  }
+
+  /**
+   * A probe failed: the lane got through after its last cut, grew, and met a 429 that says the
+   * continuously refilled quota is empty. The fleet still spends all of it, so what the lane
+   * regained was someone else's share (the per-flight retries of one dry spell, before any
+   * success, keep the plain cut, or a lane cut twice in a row starves).
+   */
+  private probeFailed(now: number): boolean {
+    const lastAdmittedAt = this.outcomes().lastAdmittedAt()
+    return lastAdmittedAt !== undefined && lastAdmittedAt > this.cut.at && this.steadyLane(now, this.o.steadySuccesses)
+  }
+
+  /**
+   * Still nothing got through since congestion began: the retry a second or two later failed
+   * too, so the lane is probably one of many sharing a dry quota. Back off steeply (×1/8: the
+   * next retry about 16 s later) until successes give the lane something to measure. In the
+   * simulator a UB-like halving cost a 100-client fleet twice the extra 429s of this, and ×1/4
+   * half again as many. A lane never admitted doubles its spacing instead (the lone call).
+   */
+  private coldBackoffRate(): number {
+    return this.bucket.rate * (this.neverAdmitted() ? NEVER_ADMITTED_BACKOFF : this.o.coldBackoffFactor)
+  }
+
+  /** Set the cut rate (within the floor and the ceiling) and mark the lane congested now. */
+  private applyCut(now: number, next: number): void {
+    this.bucket.rate = Math.min(this.o.maxRatePerSecond, Math.max(this.minRate(), next))
+    this.cut.share = this.bucket.rate
+    this.cut.at = now
+    this.bucket.tokens = Math.min(0, this.available(now))
+  }
+
+  /** When the first paced send after a cut may go: the bucket's tokens right after it. */
+  private firstPacedSend(now: number, signal: Signal, first: boolean, measured: boolean, burst: boolean): void {
+    const o = this.o
     if (first && !measured && o.honourRetryAfter && signal.retryAt !== undefined && this.gateOpensAfter(now)) {
       // A cold lane told when to come back has no evidence that anyone else competes for
       // that moment: it retries at the server's time (the lane jitters it), not a spacing later.
-      this.tokensHeld = o.burstUnits
+      this.bucket.tokens = o.burstUnits
     } else if (burst) {
       // The burst emptied the bucket: the first paced send waits a whole spacing.
-      this.tokensHeld = 0
+      this.bucket.tokens = 0
     } else if (first && o.jitterFirstCut) {
       // The lane's first cut usually comes with everybody's (the quota ran dry for the whole
       // fleet at once): the first paced send waits a uniform share of one spacing, not a full
       // one, so the fleet's retries spread over the spacing instead of landing together —
       // and a light lane, whose spacing is long, waits half of it on average.
-      this.tokensHeld = Math.max(this.tokensHeld, 1 - this.random())
+      this.bucket.tokens = Math.max(this.bucket.tokens, 1 - this.random())
     }
-    this.refilledAt = now
-    this.echoesToIgnore = Math.max(0, this.inFlight)
   }
 
   /** Whether no attempt of this lane was ever admitted (in its log). */
@@ -381,70 +473,91 @@ class AtbPacer implements AtbLanePacer {
     return this.guidance !== undefined && this.guidance.retryAt > now
   }
 
+  /** The server's gate first; otherwise the later of the quota's spread and the bucket's wait. */
   delayMs(now: number, cost: number): number {
-    const o = this.o
     const units = Math.max(0, cost)
     const guidance = this.guidance
     let spread = 0
     if (guidance !== undefined) {
-      const gate = o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
+      const gate = this.o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
       if (gate > 0) return Math.ceil(gate)
-      spread = hasLiveHint(guidance, now)
-        ? spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
-        : resetPaceDelayMs(guidance, now, units, this.lastSendAt)
+      spread = this.spreadMs(guidance, now, units)
     }
-    if (!this.congested || this.calm(now)) return Math.ceil(spread)
-    const need = Math.min(units, o.burstUnits)
+    if (!this.congested() || this.calm(now)) return Math.ceil(spread)
+    return Math.ceil(Math.max(this.bucketDelayMs(now, units), spread))
+  }
+
+  /** The quota's pacing: the lane's share while a hint is live, the announced rate just after a reset. */
+  private spreadMs(guidance: QuotaGuidance, now: number, units: number): number {
+    return hasLiveHint(guidance, now)
+      ? spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
+      : resetPaceDelayMs(guidance, now, units, this.lastSendAt)
+  }
+
+  /** How long until the bucket holds the tokens a send of `units` needs (at most one burst's worth). */
+  private bucketDelayMs(now: number, units: number): number {
+    const need = Math.min(units, this.o.burstUnits)
     const have = this.available(now)
-    const paced = have >= need - EPSILON ? 0 : ((need - have) / this.rate) * 1000
-    return Math.ceil(Math.max(paced, spread))
+    return have >= need - EPSILON ? 0 : ((need - have) / this.bucket.rate) * 1000
   }
 
   onSend(now: number, cost: number): void {
-    const o = this.o
     const units = Math.max(0, cost)
     if (this.calm(now)) this.becomeCalm()
-    if (this.congested) {
-      const have = this.available(now)
-      // Grow with time, and only while the lane is using its rate (it sent about as soon
-      // as it could): an idle lane earns no growth, so a quiet spell cannot end in a burst.
-      const gapMs = this.lastSendAt === undefined ? Infinity : now - this.lastSendAt
-      // In slow start the rate grew since the last send (on its success): the gap is judged
-      // against the spacing the lane was keeping then.
-      const keptRate = this.slowStart ? this.sendRate : this.rate
-      if (gapMs <= o.usingRateSlack * ((units || 1) / keptRate) * 1000) {
-        const g = this.growthRate(now)
-        this.rate = Math.min(o.maxRatePerSecond, this.rate * Math.exp(g * (gapMs / 1000)))
-      } else {
-        // Back from a quiet spell: no more than a margin over what has been getting through.
-        this.rate = Math.min(this.rate, this.ceiling(now))
-      }
-      this.tokensHeld = have - units
-      this.refilledAt = now
-      this.sendRate = this.rate
-    }
+    if (this.congested()) this.pacedSend(now, units)
     this.inFlight++
     if (this.guidance !== undefined) noteSent(this.guidance, units)
     this.lastSendAt = this.lastSendAt === undefined ? now : Math.max(this.lastSendAt, now)
     this.sendLog().push(now, units)
   }
 
+  /** A send while congested: the rate grows (or is capped after a quiet spell) and the send takes its tokens. */
+  private pacedSend(now: number, units: number): void {
+    const have = this.available(now)
+    const gapMs = this.lastSendAt === undefined ? Infinity : now - this.lastSendAt
+    if (this.usingRate(gapMs, units)) this.grow(now, gapMs)
+    // Back from a quiet spell: no more than a margin over what has been getting through.
+    else this.bucket.rate = Math.min(this.bucket.rate, this.ceiling(now))
+    this.bucket.tokens = have - units
+    this.bucket.refilledAt = now
+    this.slowStart.sendRate = this.bucket.rate
+  }
+
+  /**
+   * Whether the lane sent about as soon as it could (within usingRateSlack spacings): only then
+   * does it grow, so an idle lane earns no growth and a quiet spell cannot end in a burst. In slow
+   * start the rate grew since the last send (on its success): the gap is judged against the
+   * spacing the lane was keeping then.
+   */
+  private usingRate(gapMs: number, units: number): boolean {
+    const keptRate = this.phase === 'slowStart' ? this.slowStart.sendRate : this.bucket.rate
+    return gapMs <= this.o.usingRateSlack * ((units || 1) / keptRate) * 1000
+  }
+
+  /** Growth with time, not per success: e^(g·gap). */
+  private grow(now: number, gapMs: number): void {
+    const g = this.growthRate(now)
+    this.bucket.rate = Math.min(this.o.maxRatePerSecond, this.bucket.rate * Math.exp(g * (gapMs / 1000)))
+  }
+
+  /**
+   * Slow start's step on a success: the rate × burstStartGrowth, at most one step per spacing
+   * (successes of attempts sent earlier, at a lower rate, say nothing about the current one; with
+   * many in flight they would compound past it).
+   */
+  private slowStartStep(now: number): void {
+    if (this.phase !== 'slowStart' || now - this.slowStart.stepAt < 1000 / this.bucket.rate) return
+    this.bucket.rate = Math.min(this.o.maxRatePerSecond, this.bucket.rate * this.o.burstStartGrowth)
+    this.slowStart.stepAt = now
+  }
+
   onResult(now: number, signal: Signal): void {
     this.inFlight = Math.max(0, this.inFlight - 1)
-    if (this.o.honourRetryAfter) {
-      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal, this.inFlight)
-    } else if (signal.remaining !== undefined) {
-      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined }, this.inFlight)
-    }
+    this.absorb(now, signal)
     if (signal.kind === 'ok') {
       this.outcomes().add(now, true)
-      // At most one step per spacing: successes of attempts sent earlier, at a lower rate, say
-      // nothing about the current one (with many in flight they would compound past it).
-      if (this.slowStart && this.congested && now - this.slowStartStepAt >= 1000 / this.rate) {
-        this.rate = Math.min(this.o.maxRatePerSecond, this.rate * this.o.burstStartGrowth)
-        this.slowStartStepAt = now
-      }
-      if (this.echoesToIgnore > 0 && this.inFlight < this.echoesToIgnore) this.echoesToIgnore = this.inFlight
+      this.slowStartStep(now)
+      if (this.cut.echoes > 0 && this.inFlight < this.cut.echoes) this.cut.echoes = this.inFlight
     } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
       this.outcomes().add(now, false)
       if (this.calm(now)) this.becomeCalm()
@@ -457,30 +570,52 @@ class AtbPacer implements AtbLanePacer {
     // 'error': a transport failure says nothing about the quota.
   }
 
+  /** Take in the server's guidance (a Retry-After only while honoured). */
+  private absorb(now: number, signal: Signal): void {
+    if (this.o.honourRetryAfter) {
+      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal, this.inFlight)
+    } else if (signal.remaining !== undefined) {
+      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined }, this.inFlight)
+    }
+  }
+
   retryDelayMs(now: number, failures: number, signal: Signal): number {
     const o = this.o
     let delay = 0
     const congestion = signal.kind === 'throttled' || signal.kind === 'overloaded'
-    if (this.congested && congestion && failures > 1 && this.hasEvidence(now, this.congestedSince)) {
-      // Repeated 429s for one request: space its retries exponentially in units of the
-      // lane's spacing, on top of the lane gate (which already gives one spacing). A cold
-      // lane (too few successes to measure) is already backing off steeply lane-wide, and a
-      // per-request backoff on top would push its second retry past a 60 s call deadline.
-      const spacingMs = 1000 / this.rate
-      // A lane that keeps meeting 429s keeps finding the quota dry: a stepped quota (many
-      // units at once, say every minute) stays empty until its next step, so a retry a few
-      // spacings later mostly buys another 429. Such a lane spaces its retries harder, in
-      // proportion to the 429s it met lately (a lane that meets one now and then, as on a
-      // continuously refilled quota, keeps the plain backoff).
-      const rejected = this.outcomes().counts(now, this.scaled(o.dryLaneWindowMs)).rejected
-      const dryFactor = Math.min(o.dryLaneMaxBackoffFactor, Math.max(1, rejected / o.dryLaneThrottles))
-      const factor = o.retryBackoffFactor * dryFactor
-      delay = Math.min(this.scaled(o.maxRetryBackoffMs), (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
+    if (this.congested() && congestion && failures > 1 && this.hasEvidence(now, this.cut.since)) {
+      delay = this.requestBackoffMs(now, failures)
     }
     if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {
       delay = Math.max(delay, Math.min(signal.retryAt - now, MAX_GUIDANCE_AHEAD_MS))
     }
     return Math.max(0, delay)
+  }
+
+  /**
+   * Repeated 429s for one request: space its retries exponentially in units of the lane's
+   * spacing, on top of the lane gate (which already gives one spacing). Only for a measured lane:
+   * a cold one (too few successes) is already backing off steeply lane-wide, and a per-request
+   * backoff on top would push its second retry past a 60 s call deadline.
+   */
+  private requestBackoffMs(now: number, failures: number): number {
+    const o = this.o
+    const spacingMs = 1000 / this.bucket.rate
+    const factor = o.retryBackoffFactor * this.dryLaneFactor(now)
+    return Math.min(this.scaled(o.maxRetryBackoffMs), (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
+  }
+
+  /**
+   * A lane that keeps meeting 429s keeps finding the quota dry: a stepped quota (many units at
+   * once, say every minute) stays empty until its next step, so a retry a few spacings later
+   * mostly buys another 429. Such a lane spaces its retries harder, in proportion to the 429s it
+   * met lately (a lane that meets one now and then, as on a continuously refilled quota, keeps
+   * the plain backoff).
+   */
+  private dryLaneFactor(now: number): number {
+    const o = this.o
+    const rejected = this.outcomes().counts(now, this.scaled(o.dryLaneWindowMs)).rejected
+    return Math.min(o.dryLaneMaxBackoffFactor, Math.max(1, rejected / o.dryLaneThrottles))
   }
 
   toJSON(now: number): PacerState {
@@ -493,13 +628,13 @@ class AtbPacer implements AtbLanePacer {
       version: STATE_VERSION,
       savedAt: now,
       createdAt: Math.min(this.createdAt, now),
-      congested: this.congested,
-      rate: Number.isFinite(this.rate) ? this.rate : null,
-      shareEstimate: this.shareEstimate,
-      congestionRate: this.congestionRate,
-      tokens: Number.isFinite(this.rate) ? this.available(now) : null,
-      lastCongestionAt: this.lastCongestionAt,
-      congestedSince: this.congestedSince,
+      congested: this.congested(),
+      rate: Number.isFinite(this.bucket.rate) ? this.bucket.rate : null,
+      shareEstimate: this.cut.share,
+      congestionRate: this.cut.rate,
+      tokens: Number.isFinite(this.bucket.rate) ? this.available(now) : null,
+      lastCongestionAt: this.cut.at,
+      congestedSince: this.cut.since,
       retryAt: guidance.retryAt,
       remaining: guidance.remaining ?? null,
       resetAt: guidance.resetAt ?? null,
@@ -510,11 +645,11 @@ class AtbPacer implements AtbLanePacer {
   }
 
   get ratePerSecond(): number {
-    return this.congested ? this.rate : Infinity
+    return this.congested() ? this.bucket.rate : Infinity
   }
 
   tokens(now: number): number {
-    return this.congested ? this.available(now) : Infinity
+    return this.congested() ? this.available(now) : Infinity
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { aatb, AATB_DEFAULTS } from '../../../src/core/pacers/aatb.js'
+import { AATB_CONSTANTS } from '../../../src/core/pacers/aatb-options.js'
 import { atb } from '../../../src/core/pacers/atb.js'
 import type { Aggregate, Pacer, Signal } from '../../../src/core/types.js'
 
@@ -75,12 +76,12 @@ describe('aatb()', () => {
     expect(pacer.delayMs(T0 + 10, 1)).toBe(AATB_DEFAULTS.maxAggregatePauseMs - 10)
     // a local 429 confirms the congestion: the longer (still finite) bound applies
     pacer.onResult(T0 + 20, throttled)
-    expect(pacer.delayMs(T0 + 20, 1)).toBeGreaterThanOrEqual(AATB_DEFAULTS.maxConfirmedPauseMs - 20)
-    expect(pacer.delayMs(T0 + 20, 1)).toBeLessThanOrEqual(AATB_DEFAULTS.maxConfirmedPauseMs)
+    expect(pacer.delayMs(T0 + 20, 1)).toBeGreaterThanOrEqual(AATB_CONSTANTS.maxConfirmedPauseMs - 20)
+    expect(pacer.delayMs(T0 + 20, 1)).toBeLessThanOrEqual(AATB_CONSTANTS.maxConfirmedPauseMs)
   })
 
   it('keeps fleet pacing for the hold time after the last reported 429, then returns to ATB', () => {
-    const pacer = aatb({ congestionHoldMs: 60_000, confirmWindowMs: 1_000 }).create({ now: T0, random })
+    const pacer = aatb({ congestionHoldMs: 60_000 }).create({ now: T0, random })
     pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.2 }))
     pacer.onAggregate!(T0 + 30_000, congested({ throttledReports: 0, fairSharePerSecond: 0.2 }))
     pacer.onSend(T0 + 40_000, 1)
@@ -90,7 +91,7 @@ describe('aatb()', () => {
   })
 
   it('stays congested past the hold while the fleet still spends most of the quota', () => {
-    const make = () => aatb({ congestionHoldMs: 60_000, confirmWindowMs: 1_000 }).create({ now: T0, random })
+    const make = () => aatb({ congestionHoldMs: 60_000 }).create({ now: T0, random })
     const busy = make()
     const winding = make()
     for (const pacer of [busy, winding]) pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.2 }))
@@ -194,7 +195,7 @@ describe('aatb()', () => {
   })
 
   it('ignores stale and nonsensical aggregates', () => {
-    const pacer = aatb({ aggregateTtlMs: 90_000 }).create({ now: T0, random })
+    const pacer = aatb().create({ now: T0, random })
     pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.1 }))
     pacer.onSend(T0 + 95_000, 1)
     expect(pacer.delayMs(T0 + 95_000, 1)).toBe(0)
@@ -220,7 +221,7 @@ describe('aatb()', () => {
     expect(pacer.takeReport!(T0 + 20)).toEqual({ attempts: 1, throttled: 1, quota: { quota: 100, windowMs: 60_000 } })
     pacer.onSend(T0 + 30, 1)
     pacer.onResult(T0 + 40, throttled)
-    expect(pacer.reportDueAt!(T0 + 40)).toBe(T0 + 20 + AATB_DEFAULTS.throttleReportIntervalMs) // at most one per interval
+    expect(pacer.reportDueAt!(T0 + 40)).toBe(T0 + 20 + AATB_CONSTANTS.throttleReportIntervalMs) // at most one per interval
     expect(pacer.reportDueAt!(T0 + 40 + 61_000)).toBe(T0 + 40 + 61_000) // the unreported 429 still goes out
   })
 
@@ -269,7 +270,7 @@ describe('aatb() with RateLimit hints: the fleet tells the quota share its turn'
   it('falls back to the fixed caps once the aggregate is stale', () => {
     const alone = lightLane(atb().create({ now: T0, random }))
     const assisted = aatb().create({ now: T0, random })
-    assisted.onAggregate!(T0 + 31_000 - AATB_DEFAULTS.aggregateTtlMs - 1, calmFleet)
+    assisted.onAggregate!(T0 + 31_000 - AATB_CONSTANTS.aggregateTtlMs - 1, calmFleet)
     lightLane(assisted)
     expect(assisted.delayMs(T0 + 31_000, 1)).toBe(alone.delayMs(T0 + 31_000, 1))
   })

@@ -1,14 +1,14 @@
 // atb-adaptive.ts: the steady lane (a failed probe on a continuous quota that says "Retry-After: 1",
 // faster growth once the long plateau has run out) and the lump plateau (a long Retry-After).
 import { describe, expect, it } from 'vitest'
-import { atb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
 import { cutLane, sendUntilRate, traffic } from './pacer-traffic.js'
+import { tunedAtb } from './tuned-atb.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
 const T0 = 1_700_000_000_000
-const make = (options = {}): Pacer => atb(options).create({ now: T0, random: () => 0.5 })
+const make = (options = {}): Pacer => tunedAtb(options).create({ now: T0, random: () => 0.5 })
 
 /** A 429 at `now`, carrying a Retry-After of `retryAfterMs` (none when undefined). */
 function reject(pacer: Pacer, now: number, retryAfterMs?: number): void {

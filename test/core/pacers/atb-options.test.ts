@@ -1,24 +1,31 @@
 // Strategy options that make no sense throw, naming the option, as createClient's do.
 import { describe, expect, it } from 'vitest'
-import { aatb } from '../../../src/core/pacers/aatb.js'
+import { aatb, AATB_DEFAULTS } from '../../../src/core/pacers/aatb.js'
 import { atb, ATB_DEFAULTS } from '../../../src/core/pacers/atb.js'
 
 describe('atb() and aatb() options', () => {
   it('take every option at its default, and values in range', () => {
     expect(() => atb({ ...ATB_DEFAULTS })).not.toThrow()
     expect(() => atb({ plateauMs: 0, growthPerSecond: 0, maxRatePerSecond: Infinity, honourRetryAfter: false })).not.toThrow()
-    expect(() => aatb({ reportWindowMs: 10_000, atb: { windowMs: 30_000 } })).not.toThrow()
+    expect(() => aatb({ reportWindowMs: 10_000, atb: { minSpanMs: 5_000 } })).not.toThrow()
   })
 
   it('throw a TypeError naming the option for a value out of range', () => {
-    expect(() => atb({ windowMs: 0 })).toThrow(/atb option `windowMs` must be a number > 0; received 0/)
+    expect(() => atb({ coldStartRatePerSecond: 0 })).toThrow(/atb option `coldStartRatePerSecond` must be a number > 0; received 0/)
     expect(() => atb({ plateauMs: -1 })).toThrow(/`plateauMs` must be a finite number ≥ 0; received -1/)
     expect(() => atb({ growthPerSecond: Number.NaN })).toThrow(/`growthPerSecond`/)
     expect(() => atb({ calmAfterMs: '600000' as unknown as number })).toThrow(/`calmAfterMs`.*\(string\)/)
     expect(() => atb({ honourRetryAfter: 'yes' as unknown as boolean })).toThrow(/`honourRetryAfter` must be a boolean/)
     expect(() => atb({ minRatePerSecond: 2, maxRatePerSecond: 1 })).toThrow(/`maxRatePerSecond` must be at least minRatePerSecond/)
     expect(() => aatb({ congestionHoldMs: -5 })).toThrow(/aatb option `congestionHoldMs`/)
-    expect(() => aatb({ atb: { burstUnits: 0 } })).toThrow(/atb option `burstUnits`/)
+    expect(() => aatb({ atb: { rateMargin: 0 } })).toThrow(/atb option `rateMargin`/)
+  })
+
+  it('expose at most 12 options (aatb at most 6 of its own); an internal constant is not one of them', () => {
+    expect(Object.keys(ATB_DEFAULTS).length).toBeLessThanOrEqual(12)
+    expect(Object.keys(AATB_DEFAULTS).filter((name) => name !== 'atb').length).toBeLessThanOrEqual(6)
+    expect(() => atb({ windowMs: 30_000 } as object)).toThrow(/atb option `windowMs` must be one of/)
+    expect(() => aatb({ confirmWindowMs: 1_000 } as object)).toThrow(/aatb option `confirmWindowMs` must be one of/)
   })
 
   it('throw for an option they do not know (a misspelt one would be ignored)', () => {
