@@ -20,16 +20,6 @@ export interface AatbOptions {
    */
   congestionHoldMs?: number
   /**
-   * Bounded influence: without a local 429 within `confirmWindowMs`, an aggregate can hold
-   * back this lane's next attempt by at most this long. It must exceed a real fair spacing:
-   * 100 clients sharing 80/min are 75 s apart. Default 90 000 ms.
-   */
-  maxAggregatePauseMs?: number
-  /** How recent a local 429 must be to confirm the fleet's congestion. Default 60 000 ms. */
-  confirmWindowMs?: number
-  /** The hold-back bound once a local 429 confirmed the congestion. Default 120 000 ms. */
-  maxConfirmedPauseMs?: number
-  /**
    * A congested fleet whose attempts still come to at least this fraction of the quota rate
    * stays congested past `congestionHoldMs` (it would otherwise stop keeping to its shares
    * while it still needs the whole quota). Default 0.8.
@@ -60,9 +50,6 @@ export const AATB_DEFAULTS: ResolvedAatbOptions = {
   idleAfterMs: 60_000,
   aggregateTtlMs: 90_000,
   congestionHoldMs: 300_000,
-  maxAggregatePauseMs: 90_000,
-  confirmWindowMs: 60_000,
-  maxConfirmedPauseMs: 120_000,
   busyFraction: 0.8,
   idleFraction: 0.5,
   shareMargin: 0.97,
@@ -75,9 +62,6 @@ export const AATB_OPTION_NOTES: Record<Exclude<keyof AatbOptions, 'atb'>, Option
   idleAfterMs: { scale: 'absolute', measured: 'no measurement of its own' },
   aggregateTtlMs: { scale: 'absolute', measured: 'no measurement of its own' },
   congestionHoldMs: { scale: 'absolute', measured: 'a 60 s hold let an overloaded fleet probe again and pay about one 429 per lane' },
-  maxAggregatePauseMs: { scale: 'absolute', measured: 'must exceed a real fair spacing (100 clients on 80/min: 75 s); 10 s let each send 10 × the quota' },
-  confirmWindowMs: { scale: 'absolute', measured: 'no measurement of its own' },
-  maxConfirmedPauseMs: { scale: 'absolute', measured: 'as maxAggregatePauseMs, once a local 429 confirms the congestion' },
   busyFraction: { scale: 'none', measured: 'stepped refill: 5-client fleets stopped keeping to their shares after 300 s (10–15 429s a run)' },
   idleFraction: { scale: 'none', measured: '0.3 left the sliding-window real-trace runs at 1.15–1.16 × UB; 0.5 at 1.115–1.125 ×' },
   shareMargin: { scale: 'none', measured: 'a fleet at exactly Q drains a stepped quota just before each step (a 429 per lane)' },
@@ -98,6 +82,5 @@ export function resolveAatbOptions(options: AatbOptions = {}): ResolvedAatbOptio
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw optionError('aatb', key, 'a finite number ≥ 0', value)
     o[key] = value
   }
-  if (o.maxConfirmedPauseMs < o.maxAggregatePauseMs) o.maxConfirmedPauseMs = o.maxAggregatePauseMs
   return o
 }
