@@ -5,7 +5,11 @@ import type { AtbOptions, OptionNote } from './atb-options.js'
 export interface AatbOptions {
   /** Options of the inner default ATB, which does all pacing when no aggregate applies. */
   atb?: AtbOptions
-  /** Routine report period while the lane is active (the paper's report window). Default 30 000 ms. */
+  /**
+   * Routine report period while the lane is active (the paper's report window): the cadence at
+   * which the lane hears the fleet. Before the lane has a spacing of its own, an aggregate may hold
+   * a send at most 3 report windows (see aatb.ts, "Bounded influence"). Default 30 000 ms.
+   */
   reportWindowMs?: number
   /** After a 429, report early, but at most once per this interval. Default 2 000 ms. */
   throttleReportIntervalMs?: number
@@ -57,7 +61,7 @@ export const AATB_DEFAULTS: ResolvedAatbOptions = {
 
 /** What stands behind each default (docs/algorithms.md's options table). All still absolute: see "Scale". */
 export const AATB_OPTION_NOTES: Record<Exclude<keyof AatbOptions, 'atb'>, OptionNote> = {
-  reportWindowMs: { scale: 'absolute', measured: 'the aggregator\'s window; telemetry costs 0.12–2.1 messages per request at it' },
+  reportWindowMs: { scale: 'absolute', measured: 'the aggregator\'s window; telemetry costs 0.12–2.1 messages per request at it. Also the one given duration in the bound on an aggregate: before a lane has a spacing of its own, a hold is at most 3 report windows' },
   throttleReportIntervalMs: { scale: 'absolute', measured: 'an early report after a 429, at most this often' },
   idleAfterMs: { scale: 'absolute', measured: 'no measurement of its own' },
   aggregateTtlMs: { scale: 'absolute', measured: 'no measurement of its own' },
