@@ -4,6 +4,12 @@
 
 /** How many of the lane's latest admissions (and sends) make its evidence. */
 export const EVIDENCE_COUNT = 4
+/**
+ * Admissions behind the lane's admitted rate (which bounds the fleet's hurry). Four forgot a fast
+ * lane's rate over one dry spell of a stepped quota (5-client runs 1.10 → 1.13–1.14 × the oracle on a
+ * sliding window); eight keep what the earlier 60 s time constant kept (no headline row moved there).
+ */
+const RATE_ADMISSIONS = 8
 
 export interface LaneEvidence {
   onSend(now: number): void
@@ -15,7 +21,7 @@ export interface LaneEvidence {
    * before its second send. The spacing at which the API actually lets this lane through.
    */
   spacingMs(): number | undefined
-  /** Admission intervals per second over its recent admissions, up to now (0 before its second). */
+  /** Admission intervals per second over its last RATE_ADMISSIONS admissions, up to now (0 before its second). */
   admittedPerSecond(now: number): number
   /** Sends since the lane's last 429 (Infinity before its first). */
   readonly sendsSinceThrottle: number
@@ -38,6 +44,7 @@ function recentTimes(size: number) {
 
 export function createLaneEvidence(): LaneEvidence {
   const admissions = recentTimes(EVIDENCE_COUNT + 1)
+  const rateAdmissions = recentTimes(RATE_ADMISSIONS + 1)
   const sends = recentTimes(EVIDENCE_COUNT + 1)
   let sendsSinceThrottle = Infinity
   return {
@@ -47,6 +54,7 @@ export function createLaneEvidence(): LaneEvidence {
     },
     onAdmitted(now) {
       admissions.push(now)
+      rateAdmissions.push(now)
     },
     onThrottled() {
       sendsSinceThrottle = 0
@@ -55,8 +63,8 @@ export function createLaneEvidence(): LaneEvidence {
       return admissions.meanIntervalMs() ?? sends.meanIntervalMs()
     },
     admittedPerSecond(now) {
-      const first = admissions.times[0]
-      const intervals = admissions.times.length - 1
+      const first = rateAdmissions.times[0]
+      const intervals = rateAdmissions.times.length - 1
       if (first === undefined || intervals < 1) return 0
       const spanMs = now - first
       return spanMs > 0 ? intervals / (spanMs / 1000) : Infinity
