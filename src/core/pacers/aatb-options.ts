@@ -5,7 +5,11 @@ import type { AtbOptions, OptionNote } from './atb-options.js'
 export interface AatbOptions {
   /** Options of the inner default ATB, which does all pacing when no aggregate applies. */
   atb?: AtbOptions
-  /** Routine report period while the lane is active (the paper's report window). Default 30 000 ms. */
+  /**
+   * Routine report period while the lane is active (the paper's report window): the cadence at
+   * which the lane hears the fleet. Before the lane has a spacing of its own, an aggregate may hold
+   * a send at most 3 report windows (see aatb.ts, "Bounded influence"). Default 30 000 ms.
+   */
   reportWindowMs?: number
   /**
    * After an aggregate reported a 429, the fleet counts as congested (and the lane keeps to its
@@ -13,12 +17,6 @@ export interface AatbOptions {
    * again and pays a 429 per lane; five minutes covers the paper's runs. Default 300 000 ms.
    */
   congestionHoldMs?: number
-  /**
-   * Bounded influence: without a recent local 429 (AATB_CONSTANTS.confirmWindowMs), an aggregate
-   * can hold back this lane's next attempt by at most this long. It must exceed a real fair
-   * spacing: 100 clients sharing 80/min are 75 s apart. Default 90 000 ms.
-   */
-  maxAggregatePauseMs?: number
   /**
    * A congested fleet whose attempts still come to at least this fraction of the quota rate
    * stays congested past `congestionHoldMs` (it would otherwise stop keeping to its shares
@@ -52,10 +50,6 @@ export const AATB_CONSTANTS = {
   idleAfterMs: 60_000,
   /** An aggregate older than this is ignored (telemetry is down: pure ATB); the aggregator's window and a half (no measurement of its own). */
   aggregateTtlMs: 90_000,
-  /** How recent a local 429 must be to confirm the fleet's congestion (no measurement of its own). */
-  confirmWindowMs: 60_000,
-  /** The hold-back bound once a local 429 confirmed the congestion: maxAggregatePauseMs's reasoning, a little longer (never below it). */
-  maxConfirmedPauseMs: 120_000,
 }
 
 /** Every value AATB decides with: its options, resolved, and its internal constants. */
@@ -65,7 +59,6 @@ export const AATB_DEFAULTS: Required<Omit<AatbOptions, 'atb'>> & { atb: AtbOptio
   atb: {},
   reportWindowMs: 30_000,
   congestionHoldMs: 300_000,
-  maxAggregatePauseMs: 90_000,
   busyFraction: 0.8,
   idleFraction: 0.5,
   shareMargin: 0.97,
@@ -73,9 +66,8 @@ export const AATB_DEFAULTS: Required<Omit<AatbOptions, 'atb'>> & { atb: AtbOptio
 
 /** What stands behind each default (docs/algorithms.md's options table). All still absolute: see "Scale". */
 export const AATB_OPTION_NOTES: Record<Exclude<keyof AatbOptions, 'atb'>, OptionNote> = {
-  reportWindowMs: { scale: 'absolute', measured: 'the aggregator\'s window; telemetry costs 0.12–2.1 messages per request at it' },
+  reportWindowMs: { scale: 'absolute', measured: 'the aggregator\'s window; telemetry costs 0.12–2.1 messages per request at it. Also the one given duration in the bound on an aggregate: before a lane has a spacing of its own, a hold is at most 3 report windows' },
   congestionHoldMs: { scale: 'absolute', measured: 'a 60 s hold let an overloaded fleet probe again and pay about one 429 per lane' },
-  maxAggregatePauseMs: { scale: 'absolute', measured: 'must exceed a real fair spacing (100 clients on 80/min: 75 s); 10 s let each send 10 × the quota' },
   busyFraction: { scale: 'none', measured: 'stepped refill: 5-client fleets stopped keeping to their shares after 300 s (10–15 429s a run)' },
   idleFraction: { scale: 'none', measured: '0.3 left the sliding-window real-trace runs at 1.15–1.16 × UB; 0.5 at 1.115–1.125 ×' },
   shareMargin: { scale: 'none', measured: 'a fleet at exactly Q drains a stepped quota just before each step (a 429 per lane)' },
@@ -96,6 +88,5 @@ export function resolveAatbOptions(options: AatbOptions = {}): ResolvedAatbOptio
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw optionError('aatb', key, 'a finite number ≥ 0', value)
     o[key] = value
   }
-  if (o.maxConfirmedPauseMs < o.maxAggregatePauseMs) o.maxConfirmedPauseMs = o.maxAggregatePauseMs
   return o
 }

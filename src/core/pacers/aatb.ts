@@ -9,13 +9,18 @@
 // server computes it) — instead of the paper's ~30 s pause of every client whenever
 // anyone reported a 429 (findings.md §4: that pause costs completion time).
 //
-// Bounded influence: an aggregate can hold back the next attempt by at most
-// `maxAggregatePauseMs` after the previous send unless a local 429 within
-// `confirmWindowMs` confirms the congestion (then at most `maxConfirmedPauseMs`), so a
-// wrong or hostile aggregate cannot stall a client that the API itself still admits.
+// Bounded influence, in the lane's own evidence (aatb-evidence.ts): an aggregate can space
+// the lane's sends at most TRUST_FACTOR × the lane's own admission spacing (the mean interval
+// between its last admissions), and every admission of a send made sooner than the
+// aggregate's share asked refutes it: after EVIDENCE_COUNT of them in a row, with no local
+// 429 among them, the aggregate holds the lane back no more until the lane itself meets a
+// 429. So a wrong or hostile aggregate cannot stall a lane the API still admits, and an
+// honest one can pace a lane at any fair spacing the API's admissions bear out (40 clients
+// on 2 per minute: 1,200 s).
 import type { Aggregate, Pacer, PacerInit, PacerReport, PacerState, Signal, Strategy } from '../types.js'
 import { resolveAatbOptions, type AatbOptions, type ResolvedAatbOptions } from './aatb-options.js'
 import { createPaperAatbPacer, PAPER_AATB_DEFAULTS, PAPER_AATB_KIND, type PaperAatbOptions } from './aatb-paper.js'
+import { createLaneEvidence, EVIDENCE_COUNT } from './aatb-evidence.js'
 import { createReportCounter } from './aatb-report.js'
 import { createAtbPacer } from './atb-adaptive.js'
 import { resolveAtbOptions, type ResolvedAtbOptions } from './atb-options.js'
@@ -28,9 +33,12 @@ export { PAPER_AATB_DEFAULTS } from './aatb-paper.js'
 
 export const AATB_KIND = 'aatb'
 const STATE_VERSION = 1
-/** Time constant of the lane's own admitted rate, which bounds how far the fleet may hurry it. */
-const ADMITTED_TAU_MS = 60_000
-const HURRY_ADMITTED_FACTOR = 3
+/**
+ * The fleet may hurry a lane to at most this many times its own admitted rate, and hold it to
+ * at most this many times its own admission spacing: an aggregate moves the lane within a
+ * factor of what the API has shown it, never to a pace the lane has no evidence for.
+ */
+const TRUST_FACTOR = 3
 
 /** polite-fetch's telemetry-assisted strategy. Strategy name `aatb`. */
 export function aatb(options: AatbOptions = {}): Strategy {
@@ -65,7 +73,8 @@ export function isSaneAggregate(aggregate: Aggregate): boolean {
     optionalPositive(aggregate.quotaPerSecond) && optionalPositive(aggregate.fairSharePerSecond)
 }
 
-function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOptions, init: PacerInit): Pacer {
+/** The AATB pacer over every value it decides with (options and internal constants, resolved). */
+export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOptions, init: PacerInit): Pacer {
   const now0 = init.now
   const saved = matchingState(init.state, AATB_KIND, STATE_VERSION)
   const innerState = saved && typeof saved.inner === 'object' && saved.inner !== null ? (saved.inner as PacerState) : undefined
@@ -87,19 +96,19 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
   /** A fleet-idle probe was sent since the last local 429 (at most one per dry spell). */
   let idleProbeSent = false
   let idleProbePending = false
-  /** Successes, decayed with time constant ADMITTED_TAU_MS: the lane's own admitted rate. */
-  let admittedScore = 0
-  let admittedScoreAt = now0
+  /** The lane's own admissions, sends and 429s: what bounds the aggregate's influence. */
+  const evidence = createLaneEvidence()
+  /** Sends in flight that went sooner than the aggregate's share asked. */
+  let earlySendsInFlight = 0
+  /** Admissions in a row of sends the aggregate said were too early (no local 429 between). */
+  let refutations = 0
+  /** Early sends in flight that the aggregate spaced before the lane had a spacing of its own. */
+  let unevidencedInFlight = 0
 
   if (saved) {
     lastLocalThrottleAt = pastTime(saved.lastLocalThrottleAt, now0) ?? -Infinity
     lastSendAt = pastTime(saved.lastSendAt, now0) ?? -Infinity
     // Aggregates are not persisted: after a restart we wait for a fresh one.
-  }
-
-  function admittedPerSecond(now: number): number {
-    const decayed = admittedScore * Math.exp(-Math.max(0, now - admittedScoreAt) / ADMITTED_TAU_MS)
-    return decayed / (ADMITTED_TAU_MS / 1000)
   }
 
   /** Fleet attempts per second over the aggregate's window, as a fraction of the quota rate. */
@@ -117,19 +126,26 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
   function fairShare(now: number): number | undefined {
     const fresh = freshAggregate(now)
     if (!fresh) return undefined
-    const congested = now - lastFleetCongestionAt < o.congestionHoldMs || now - lastLocalThrottleAt < o.confirmWindowMs
+    const congested = now - lastFleetCongestionAt < o.congestionHoldMs || evidence.sendsSinceThrottle < EVIDENCE_COUNT
     if (!congested) return undefined
     const share = fresh.fairSharePerSecond ??
       (fresh.quotaPerSecond !== undefined ? fresh.quotaPerSecond / Math.max(1, fresh.activeClients) : undefined)
     return share !== undefined && share > 0 && Number.isFinite(share) ? share : undefined
   }
 
+  /** The aggregate's share while it holds influence over the lane (not refuted by the lane's admissions). */
+  function holdingShare(now: number): number | undefined {
+    return refutations >= EVIDENCE_COUNT ? undefined : fairShare(now)
+  }
+
   function fleetDelayMs(now: number, cost: number): number {
-    const share = fairShare(now)
+    const share = holdingShare(now)
     if (share === undefined) return 0
-    const confirmed = now - lastLocalThrottleAt < o.confirmWindowMs
-    const bound = confirmed ? o.maxConfirmedPauseMs : o.maxAggregatePauseMs
-    const spacingMs = Math.min((Math.max(cost, 0) * 1000) / (share * o.shareMargin), bound)
+    const ownSpacingMs = evidence.spacingMs()
+    // Before a lane has a spacing of its own (two sends) the bound is in report windows: the
+    // user's cadence at which the lane hears the fleet. Admitted, such a send refutes it all the same.
+    const boundMs = TRUST_FACTOR * (ownSpacingMs ?? o.reportWindowMs)
+    const spacingMs = Math.min((Math.max(cost, 0) * 1000) / (share * o.shareMargin), boundMs)
     return Math.max(0, lastSendAt + spacingMs - now)
   }
 
@@ -164,7 +180,8 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
    * not hold the lane back beyond its share: after a dry spell ATB cuts its rate to a fraction
    * of the share (or ×1/8 when a retry failed too) and regains it at 2%/s, which left a stepped
    * quota's next step half unused. Server guidance (a Retry-After gate, a quota spread) is never
-   * shortened by the hurry (the quota spread learns the lane's turn from `fleetShare`). Hurrying is bounded by what the lane itself got through (3 × its admitted rate).
+   * shortened by the hurry (the quota spread learns the lane's turn from `fleetShare`). Hurrying is
+   * bounded by what the lane itself got through (TRUST_FACTOR × its admitted rate).
    */
   function innerDelayMs(now: number, cost: number): number {
     base.fleetShare = fleetFraction(now)
@@ -183,7 +200,7 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
     }
     const share = fairShare(now)
     if (share === undefined || !mayHurry()) return delay
-    const hurryRate = Math.min(share, HURRY_ADMITTED_FACTOR * admittedPerSecond(now))
+    const hurryRate = Math.min(share, TRUST_FACTOR * evidence.admittedPerSecond(now))
     if (!(hurryRate > 0)) return delay
     const hurryMs = Math.ceil(Math.max(0, lastSendAt + (units * 1000) / hurryRate - now))
     return Math.min(delay, hurryMs)
@@ -199,6 +216,16 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
         hurried = true
         if (!(lastLocalSuccessAt > lastLocalThrottleAt)) idleProbePending = true
       }
+      // Sooner than the aggregate's share (not its margin) asked: if the API admits it, that refutes the aggregate.
+      const share = holdingShare(now)
+      const early = share !== undefined && now + 1 < lastSendAt + (Math.max(cost, 0) * 1000) / share
+      if (early) earlySendsInFlight++
+      // A send the aggregate spaced before the lane had a spacing of its own (in report windows)
+      // measured the aggregate, not the lane: it stays out of the evidence (else a hostile
+      // aggregate's first hold would become the lane's "own" spacing and grow from there).
+      const unevidenced = share !== undefined && evidence.spacingMs() === undefined
+      if (early && unevidenced) unevidencedInFlight++
+      else evidence.onSend(now)
       base.onSend(now, cost)
       reports.onSend(now, cost)
       lastSendAt = now
@@ -208,6 +235,11 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
       reports.onResult(now, signal)
       if (signal.kind === 'throttled') {
         lastLocalThrottleAt = now
+        evidence.onThrottled()
+        // The lane's own 429 corroborates the fleet's congestion: the aggregate's word counts again.
+        refutations = 0
+        earlySendsInFlight = Math.max(0, earlySendsInFlight - 1)
+        unevidencedInFlight = Math.max(0, unevidencedInFlight - 1)
         // The probe the fleet's idle view allowed found the quota dry: no more such probes until a success.
         if (idleProbePending) idleProbeSent = true
         idleProbePending = false
@@ -215,8 +247,12 @@ function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAtbOption
         lastLocalSuccessAt = now
         idleProbeSent = false
         idleProbePending = false
-        admittedScore = admittedScore * Math.exp(-Math.max(0, now - admittedScoreAt) / ADMITTED_TAU_MS) + 1
-        admittedScoreAt = now
+        if (earlySendsInFlight > 0) {
+          earlySendsInFlight--
+          refutations++
+        }
+        if (unevidencedInFlight > 0) unevidencedInFlight--
+        else evidence.onAdmitted(now)
       }
     },
     toJSON(now): PacerState {
