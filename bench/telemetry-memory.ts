@@ -29,16 +29,28 @@ const MiB = 1024 * 1024
 /** `memory,redis` (default) or one of them: on a busy machine the Redis phase alone can take many minutes. */
 const STORES = new Set((process.env.BENCH_STORES ?? 'memory,redis').split(','))
 
-interface Outcome { statuses: Record<number, number>; seconds: number; peakRssMiB: number; scopesGauge: number; trackedGauge: number }
+interface Outcome { statuses: Record<number, number>; seconds: number; peakRssMiB: number; peak: Breakdown; scopesGauge: number; trackedGauge: number }
+
+/** process.memoryUsage() in MiB: where the RSS is (V8 heap in use and reserved, off-heap buffers). */
+interface Breakdown { rssMiB: number; heapUsedMiB: number; heapTotalMiB: number; externalMiB: number; arrayBuffersMiB: number }
+
+function breakdown(): Breakdown {
+  const usage = process.memoryUsage()
+  return { rssMiB: usage.rss / MiB, heapUsedMiB: usage.heapUsed / MiB, heapTotalMiB: usage.heapTotal / MiB, externalMiB: usage.external / MiB, arrayBuffersMiB: usage.arrayBuffers / MiB }
+}
+
+/** The larger of each figure (sampled at the same moments, so the peaks need not coincide). */
+function maxOf(a: Breakdown, b: Breakdown): Breakdown {
+  return { rssMiB: Math.max(a.rssMiB, b.rssMiB), heapUsedMiB: Math.max(a.heapUsedMiB, b.heapUsedMiB), heapTotalMiB: Math.max(a.heapTotalMiB, b.heapTotalMiB), externalMiB: Math.max(a.externalMiB, b.externalMiB), arrayBuffersMiB: Math.max(a.arrayBuffersMiB, b.arrayBuffersMiB) }
+}
 
 /** RSS once the flood is over: a full GC when node runs with --expose-gc, then 5 s idle (V8 hands back unused heap pages). */
-async function settledMemory(): Promise<{ rssMiB: number; heapUsedMiB: number }> {
+async function settledMemory(): Promise<Breakdown> {
   const gc = (globalThis as { gc?: () => void }).gc
   gc?.()
   await new Promise((resolve) => setTimeout(resolve, 5_000))
   gc?.()
-  const usage = process.memoryUsage()
-  return { rssMiB: usage.rss / MiB, heapUsedMiB: usage.heapUsed / MiB }
+  return breakdown()
 }
 
 async function flood(store: TelemetryStore, sample: () => Promise<void>): Promise<Outcome> {
@@ -48,7 +60,7 @@ async function flood(store: TelemetryStore, sample: () => Promise<void>): Promis
   const encoder = new TextEncoder()
   const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }
   const statuses: Record<number, number> = {}
-  let peakRss = 0
+  let peak = breakdown()
   const total = SCOPES * IDS
   const started = performance.now()
   const worker = async () => {
@@ -62,16 +74,16 @@ async function flood(store: TelemetryStore, sample: () => Promise<void>): Promis
       const out = await core(request)
       statuses[out.status] = (statuses[out.status] ?? 0) + 1
       if (n % 20_000 === 0) {
-        peakRss = Math.max(peakRss, process.memoryUsage().rss)
+        peak = maxOf(peak, breakdown())
         await sample()
       }
     }
   }
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
-  peakRss = Math.max(peakRss, process.memoryUsage().rss)
+  peak = maxOf(peak, breakdown())
   await sample()
   const gauges = await store.gauges?.(now(), ['flooder']) ?? {}
-  return { statuses, seconds: (performance.now() - started) / 1000, peakRssMiB: peakRss / MiB, scopesGauge: gauges.scopes ?? NaN, trackedGauge: gauges.tracked_clients ?? NaN }
+  return { statuses, seconds: (performance.now() - started) / 1000, peakRssMiB: peak.rssMiB, peak, scopesGauge: gauges.scopes ?? NaN, trackedGauge: gauges.tracked_clients ?? NaN }
 }
 
 const fmt = (n: number) => n.toFixed(1)
@@ -95,7 +107,11 @@ async function memoryPhase(results: Record<string, unknown>, baseline: number): 
   // The store is still referenced here, so what the GC kept includes everything it holds.
   const kept = await memoryStore.gauges?.(T0 + Math.floor((SCOPES * IDS * 1000) / FLOOD_PER_SECOND), ['flooder'])
   console.log(`memory store: RSS peak ${fmt(memory.peakRssMiB)} MiB, after the flood ${fmt(settled.rssMiB)} MiB (${fmt(baseline)} MiB before; live heap ${fmt(settled.heapUsedMiB)} MiB), ${kept?.scopes} scopes and ${kept?.tracked_clients} ids kept, statuses ${JSON.stringify(memory.statuses)}, ${fmt(memory.seconds)} s`)
+  const show = (b: Breakdown) => `rss ${fmt(b.rssMiB)}, heapUsed ${fmt(b.heapUsedMiB)}, heapTotal ${fmt(b.heapTotalMiB)}, external ${fmt(b.externalMiB)}, arrayBuffers ${fmt(b.arrayBuffersMiB)} MiB`
+  console.log(`  peak:    ${show(memory.peak)}\n  settled: ${show(settled)}`)
+  const round = (b: Breakdown) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Number(fmt(v))]))
   Object.assign(results, {
+    memoryPeak: round(memory.peak), memorySettled: round(settled),
     memoryPeakRssMiB: Number(fmt(memory.peakRssMiB)), memorySettledRssMiB: Number(fmt(settled.rssMiB)), memoryLiveHeapMiB: Number(fmt(settled.heapUsedMiB)),
     memoryBaselineRssMiB: Number(fmt(baseline)), memoryScopes: memory.scopesGauge, memoryTrackedIds: memory.trackedGauge, memoryStatuses: memory.statuses,
   })
