@@ -164,11 +164,15 @@ interface ScopeState {
   countedWeight: number
   /** Active-bucket index up to which expired clients have been swept. */
   sweptIndex: number
-  /** Ring of report buckets: absolute index, attempts, 429 reports, 429 attempts per slot. */
-  slotIndex: Float64Array
-  slotAttempts: Float64Array
-  slotThrottled: Float64Array
-  slotThrottledAttempts: Float64Array
+  /**
+   * Ring of report buckets: absolute index, attempts, 429 reports, 429 attempts per slot.
+   * Plain arrays of doubles, on the JS heap: a Float64Array this size would put its bytes
+   * in a malloc'd buffer outside it, four per scope, and a scope flood churns thousands.
+   */
+  slotIndex: number[]
+  slotAttempts: number[]
+  slotThrottled: number[]
+  slotThrottledAttempts: number[]
   medianQuotaPerSecond: number | undefined
   trustedQuotaPerSecond: number | undefined
   lastReportAt: number
@@ -224,10 +228,10 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       countedClients: 0,
       countedWeight: 0,
       sweptIndex: Math.floor(now / o.activeBucketMs),
-      slotIndex: new Float64Array(slots).fill(-Infinity),
-      slotAttempts: new Float64Array(slots),
-      slotThrottled: new Float64Array(slots),
-      slotThrottledAttempts: new Float64Array(slots),
+      slotIndex: new Array<number>(slots).fill(-Infinity),
+      slotAttempts: new Array<number>(slots).fill(0),
+      slotThrottled: new Array<number>(slots).fill(0),
+      slotThrottledAttempts: new Array<number>(slots).fill(0),
       medianQuotaPerSecond: undefined,
       trustedQuotaPerSecond: undefined,
       lastReportAt: now,
