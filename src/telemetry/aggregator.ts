@@ -20,6 +20,7 @@
 // and each of their clients is its own source.
 import { median } from './median.js'
 import { learnableQuotaPerSecond, PROTOCOL_VERSION } from './protocol.js'
+import { RecencyMap } from './recency-map.js'
 import type { TelemetryReply, TelemetryReport } from './protocol.js'
 
 export interface AggregatorOptions {
@@ -163,11 +164,15 @@ interface ScopeState {
   countedWeight: number
   /** Active-bucket index up to which expired clients have been swept. */
   sweptIndex: number
-  /** Ring of report buckets: absolute index, attempts, 429 reports, 429 attempts per slot. */
-  slotIndex: Float64Array
-  slotAttempts: Float64Array
-  slotThrottled: Float64Array
-  slotThrottledAttempts: Float64Array
+  /**
+   * Ring of report buckets: absolute index, attempts, 429 reports, 429 attempts per slot.
+   * Plain arrays of doubles, on the JS heap: a Float64Array this size would put its bytes
+   * in a malloc'd buffer outside it, four per scope, and a scope flood churns thousands.
+   */
+  slotIndex: number[]
+  slotAttempts: number[]
+  slotThrottled: number[]
+  slotThrottledAttempts: number[]
   medianQuotaPerSecond: number | undefined
   trustedQuotaPerSecond: number | undefined
   lastReportAt: number
@@ -207,9 +212,9 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
   const activeBuckets = o.activeWindowMs / o.activeBucketMs
   // One slot more than the window so the excluded current bucket never overwrites the oldest counted one.
   const slots = reportBuckets + 1
-  // Both maps are kept in least-recently-reported order, so pruning looks at the head only.
-  const scopes = new Map<string, ScopeState>()
-  const sourceScopes = new Map<string, { lastAt: number; scopes: Map<string, number> }>()
+  // Kept in least-recently-reported order, so pruning looks at the oldest end only.
+  const scopes = new RecencyMap<string, ScopeState>()
+  const sourceScopes = new RecencyMap<string, { lastAt: number; scopes: RecencyMap<string, number> }>()
   const idleMs = aggregatorIdleMs(o)
   let trackedTotal = 0
 
@@ -223,10 +228,10 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       countedClients: 0,
       countedWeight: 0,
       sweptIndex: Math.floor(now / o.activeBucketMs),
-      slotIndex: new Float64Array(slots).fill(-Infinity),
-      slotAttempts: new Float64Array(slots),
-      slotThrottled: new Float64Array(slots),
-      slotThrottledAttempts: new Float64Array(slots),
+      slotIndex: new Array<number>(slots).fill(-Infinity),
+      slotAttempts: new Array<number>(slots).fill(0),
+      slotThrottled: new Array<number>(slots).fill(0),
+      slotThrottledAttempts: new Array<number>(slots).fill(0),
       medianQuotaPerSecond: undefined,
       trustedQuotaPerSecond: undefined,
       lastReportAt: now,
@@ -323,31 +328,27 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
   }
 
   function prune(now: number): void {
-    for (const [scope, state] of scopes) {
-      if (now - state.lastReportAt < idleMs) break
+    for (let state = scopes.oldestValue(); state && now - state.lastReportAt >= idleMs; state = scopes.oldestValue()) {
       for (const entry of state.clients.values()) if (entry.tracked) trackedTotal--
-      scopes.delete(scope)
+      scopes.delete(scopes.oldestKey()!)
     }
-    for (const [source, claims] of sourceScopes) {
-      if (now - claims.lastAt < idleMs) break
-      sourceScopes.delete(source)
+    for (let claims = sourceScopes.oldestValue(); claims && now - claims.lastAt >= idleMs; claims = sourceScopes.oldestValue()) {
+      sourceScopes.delete(sourceScopes.oldestKey()!)
     }
   }
 
   /** The source's claims on scopes, pruned; undefined for trusted sources (not bounded). */
-  function claimsOf(key: string, now: number): Map<string, number> {
+  function claimsOf(key: string, now: number): RecencyMap<string, number> {
     let claims = sourceScopes.get(key)
     if (claims) {
-      sourceScopes.delete(key) // re-inserted below: LRU order
-      for (const [scope, at] of claims.scopes) {
-        if (now - at < idleMs) break
-        claims.scopes.delete(scope)
+      for (let at = claims.scopes.oldestValue(); at !== undefined && now - at >= idleMs; at = claims.scopes.oldestValue()) {
+        claims.scopes.delete(claims.scopes.oldestKey()!)
       }
     } else {
-      claims = { lastAt: now, scopes: new Map() }
+      claims = { lastAt: now, scopes: new RecencyMap() }
     }
     claims.lastAt = now
-    sourceScopes.set(key, claims)
+    sourceScopes.set(key, claims) // the most recent: LRU order
     return claims.scopes
   }
 
@@ -362,18 +363,11 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     const sourceKey = from ? from.source : input.clientId
     let state = scopes.get(input.scope)
     const claims = trusted ? undefined : claimsOf(sourceKey, now)
-    if (claims && !claims.has(input.scope) && claims.size >= o.maxScopesPerSource) return refuse(now, claims.values().next().value!)
-    if (!state && scopes.size >= o.maxScopes) return refuse(now, scopes.values().next().value!.lastReportAt)
-    if (claims) {
-      claims.delete(input.scope) // re-inserted: LRU order
-      claims.set(input.scope, now)
-    }
-    if (!state) {
-      state = newScope(now)
-    } else {
-      scopes.delete(input.scope) // re-inserted below: keeps LRU order for prune
-    }
-    scopes.set(input.scope, state)
+    if (claims && !claims.has(input.scope) && claims.size >= o.maxScopesPerSource) return refuse(now, claims.oldestValue()!)
+    if (!state && scopes.size >= o.maxScopes) return refuse(now, scopes.oldestValue()!.lastReportAt)
+    claims?.set(input.scope, now) // the most recent: LRU order
+    state ??= newScope(now)
+    scopes.set(input.scope, state) // the most recent: keeps LRU order for prune
     state.lastReportAt = now
 
     const activeIndex = Math.floor(now / o.activeBucketMs)
@@ -501,7 +495,7 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
 
   function snapshot(now: number, limit: number, quotaFor?: (scope: string) => number | undefined): ScopeSnapshot[] {
     prune(now)
-    const names = [...scopes.keys()].reverse().slice(0, limit)
+    const names = scopes.newestKeys(limit)
     const reportIndex = Math.floor(now / o.reportBucketMs)
     return names.map((scope) => {
       const state = liveState(scope, now)!
