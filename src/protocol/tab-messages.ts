@@ -77,7 +77,22 @@ export interface SignalData {
   resetAt?: number
   limit?: number
   policy?: string
+  /** Every policy the response announced (RateLimit-Policy): the leader's pacer reads the window from it. */
+  policies?: PolicyData[]
+  /** The server's `x-should-retry`, when it said. */
+  shouldRetry?: boolean
 }
+
+/** One announced quota policy, as plain data (the core's QuotaPolicy). */
+export interface PolicyData {
+  name: string
+  quota: number
+  windowMs?: number
+  unit?: string
+}
+
+/** More policies than one response plausibly announces are not read (a bound on hostile input). */
+const MAX_POLICIES = 16
 
 /** A limiter error as data; the follower rebuilds the typed error from `name`. */
 export interface ErrorData {
@@ -150,7 +165,30 @@ function readSignalData(value: unknown): SignalData | undefined {
     if (isFiniteNumber(field)) signal[key] = field
   }
   if (isString(value['policy'])) signal.policy = value['policy']
+  if (typeof value['shouldRetry'] === 'boolean') signal.shouldRetry = value['shouldRetry']
+  const policies = readPolicies(value['policies'])
+  if (policies !== undefined) signal.policies = policies
   return signal
+}
+
+/** The announced policies, or undefined when the field is absent or anything in it is malformed. */
+function readPolicies(value: unknown): PolicyData[] | undefined {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_POLICIES) return undefined
+  const policies: PolicyData[] = []
+  for (const item of value) {
+    if (!isRecord(item) || !isString(item['name']) || !isFiniteNumber(item['quota']) || item['quota'] < 0) return undefined
+    const policy: PolicyData = { name: item['name'], quota: item['quota'] }
+    if (item['windowMs'] !== undefined) {
+      if (!isFiniteNumber(item['windowMs']) || item['windowMs'] <= 0) return undefined
+      policy.windowMs = item['windowMs']
+    }
+    if (item['unit'] !== undefined) {
+      if (!isString(item['unit'])) return undefined
+      policy.unit = item['unit']
+    }
+    policies.push(policy)
+  }
+  return policies
 }
 
 function readErrorData(value: unknown): ErrorData | undefined {

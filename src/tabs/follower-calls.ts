@@ -41,6 +41,8 @@ function toSignalData(signal: Signal): SignalData {
   if (signal.resetAt !== undefined) data.resetAt = signal.resetAt
   if (signal.limit !== undefined) data.limit = signal.limit
   if (signal.policy !== undefined) data.policy = signal.policy
+  if (signal.shouldRetry !== undefined) data.shouldRetry = signal.shouldRetry
+  if (signal.policies !== undefined) data.policies = signal.policies.map((p) => ({ ...p }))
   return data
 }
 

@@ -22,6 +22,23 @@ const valid: TabPayload[] = [
   { type: TAB_MESSAGE.call, id: 1, call: { ...spec, priority: 2, label: 'GET https://api.example/a', route: 'GET /a' } },
   { type: TAB_MESSAGE.cancel, id: 1 },
   { type: TAB_MESSAGE.outcome, id: 1, attempt: 1, signal: { kind: 'throttled', status: 429, retryAt: 5 }, retryable: true, neutral: false },
+  {
+    type: TAB_MESSAGE.outcome,
+    id: 2,
+    attempt: 1,
+    signal: {
+      kind: 'ok',
+      status: 200,
+      remaining: 2,
+      resetAt: 1_000,
+      limit: 3,
+      policy: 'default',
+      policies: [{ name: 'default', quota: 3, windowMs: 1_000 }, { name: 'tokens', quota: 9_000, unit: 'tokens' }],
+      shouldRetry: false,
+    },
+    retryable: false,
+    neutral: false,
+  },
   { type: TAB_MESSAGE.failed, id: 1, attempt: 2, error: { name: 'TypeError', message: 'Failed to fetch' }, finalReason: 'invalid-request' },
   { type: TAB_MESSAGE.grant, id: 1, attempt: 3 },
   { type: TAB_MESSAGE.abortAttempt, id: 1, attempt: 3, error: { name: 'TimeoutError', message: 'timed out' } },
@@ -110,6 +127,27 @@ describe('tab protocol', () => {
       retryable: true,
       neutral: false,
     })
+  })
+
+  it('drops an announced policy list that is malformed or too long, and a shouldRetry that is not a boolean', () => {
+    const outcome = (signal: object) =>
+      readTabMessage({ v: TAB_PROTOCOL_VERSION, from: 'tab-a', type: TAB_MESSAGE.outcome, id: 1, attempt: 1, signal, retryable: true, neutral: false })
+    const base = { kind: 'ok', status: 200 }
+    for (const policies of [
+      'default;q=3',
+      [],
+      [{ name: 'a', quota: '3' }],
+      [{ name: 'a', quota: 3, windowMs: 0 }],
+      [{ name: 'a', quota: 3, windowMs: Infinity }],
+      [{ name: 'a', quota: -1 }],
+      [{ quota: 3 }],
+      [{ name: 'a', quota: 3, unit: 5 }],
+      Array.from({ length: 17 }, (_, i) => ({ name: `p${i}`, quota: 1, windowMs: 1_000 })),
+    ]) {
+      expect(outcome({ ...base, policies })).toMatchObject({ signal: base })
+      expect((outcome({ ...base, policies }) as { signal: object }).signal).not.toHaveProperty('policies')
+    }
+    expect((outcome({ ...base, shouldRetry: 'false' }) as { signal: object }).signal).not.toHaveProperty('shouldRetry')
   })
 
   it('names its channel with the protocol version', () => {

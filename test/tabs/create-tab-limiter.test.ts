@@ -62,6 +62,21 @@ async function leadWith(tab: Tab): Promise<void> {
 }
 
 describe('createTabLimiter with Web Locks', () => {
+  it("hands the leader everything a follower's response said: x-should-retry: true makes a 500 retried", async () => {
+    const group = newGroup()
+    const locks = fakeLocks()
+    const leader = openTab(group, locks, ok)
+    await leadWith(leader)
+    let answered = 0
+    const follower = openTab(group, locks, async () =>
+      ++answered === 1 ? new Response('busy', { status: 500, headers: { 'x-should-retry': 'true' } }) : new Response('ok', { status: 200 }),
+    )
+    const res = await follower.client.fetch(`${API}/flaky`)
+    expect(res.status).toBe(200)
+    expect(follower.sent.map((s) => s.url)).toEqual([`${API}/flaky`, `${API}/flaky`])
+    expect(leader.sent.map((s) => s.url)).toEqual([`${API}/warm`])
+  })
+
   it("runs a follower's calls in the leader's lane; the follower sends them and settles with its own Response", async () => {
     const group = newGroup()
     const locks = fakeLocks()
