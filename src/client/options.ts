@@ -168,73 +168,77 @@ function fail(name: string, expected: string, value: unknown): never {
   throw new TypeError(`polite-fetch: option \`${name}\` must be ${expected}; received ${String(value)} (${type})`)
 }
 
-function nonNegative(name: string, value: unknown, fallback: number): number {
+/** A rule for a numeric option: what the error says it must be, and the test (NaN fails every test). */
+type NumberRule = readonly [expected: string, holds: (value: number) => boolean]
+
+const countOrInfinity = (value: number): boolean => !Number.isFinite(value) || Number.isInteger(value)
+const POSITIVE: NumberRule = ['a number > 0', (value) => value > 0]
+const NON_NEGATIVE: NumberRule = ['a number >= 0', (value) => value >= 0]
+const AT_LEAST_ONE: NumberRule = ['an integer >= 1 (or Infinity)', (value) => value >= 1 && countOrInfinity(value)]
+
+type NumericLimiterOption = { [K in keyof ResolvedLimiterOptions]: ResolvedLimiterOptions[K] extends number ? K : never }[keyof ResolvedLimiterOptions]
+
+/** Every numeric limiter option and its rule; the defaults are `limiterDefaults`. */
+const LIMITER_NUMBERS: Record<NumericLimiterOption, NumberRule> = {
+  jitterRatio: ['a number in [0, 1]', (value) => value >= 0 && value <= 1],
+  retryBudget: ['an integer >= 0 (or Infinity)', (value) => value >= 0 && countOrInfinity(value)],
+  timeoutMs: POSITIVE,
+  deadlineMs: POSITIVE,
+  maxQueue: NON_NEGATIVE,
+  maxRetryAfterMs: NON_NEGATIVE,
+  maxInFlight: AT_LEAST_ONE,
+  idleMs: POSITIVE,
+  persistIntervalMs: NON_NEGATIVE,
+  maxJitterMs: NON_NEGATIVE,
+  errorBackoffBaseMs: NON_NEGATIVE,
+  errorBackoffMaxMs: NON_NEGATIVE,
+}
+
+function numberOption(name: string, value: unknown, fallback: number, [expected, holds]: NumberRule): number {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) fail(name, 'a number >= 0', value)
+  if (typeof value !== 'number' || !holds(value)) fail(name, expected, value)
   return value
 }
 
-function positiveInteger(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !(value >= 1) || (Number.isFinite(value) && !Number.isInteger(value))) {
-    fail(name, 'an integer >= 1 (or Infinity)', value)
+/** Fails unless `value` is undefined or has every named method (a duck-typed seam). */
+function seam(name: string, value: unknown, expected: string, methods: readonly string[]): void {
+  if (value === undefined) return
+  if (typeof value !== 'object' || value === null || methods.some((method) => typeof (value as Record<string, unknown>)[method] !== 'function')) {
+    fail(name, expected, value)
   }
-  return value
+}
+
+function checkObject(options: unknown): void {
+  if (typeof options !== 'object' || options === null) fail('options', 'an object', options)
+}
+
+function checkGiveUp(giveUp: unknown): void {
+  if (giveUp !== undefined && giveUp !== 'response' && giveUp !== 'throw') fail('giveUp', "'response' or 'throw'", giveUp)
 }
 
 export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLimiterOptions {
-  if (typeof options !== 'object' || options === null) fail('options', 'an object', options)
+  checkObject(options)
   const { strategy, clock, random, store } = options
-  if (strategy !== undefined && (typeof strategy !== 'object' || typeof strategy?.create !== 'function')) {
-    fail('strategy', 'a Strategy ({ name, create })', strategy)
-  }
-  if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.sleep !== 'function')) {
-    fail('clock', 'a Clock ({ now, sleep })', clock)
-  }
+  seam('strategy', strategy, 'a Strategy ({ name, create })', ['create'])
+  seam('clock', clock, 'a Clock ({ now, sleep })', ['now', 'sleep'])
   if (random !== undefined && typeof random !== 'function') fail('random', 'a function', random)
-  if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
-    fail('store', 'a Store ({ get, set })', store)
-  }
-  const jitterRatio = nonNegative('jitterRatio', options.jitterRatio, limiterDefaults.jitterRatio)
-  if (jitterRatio > 1) fail('jitterRatio', 'a number in [0, 1]', jitterRatio)
-  const retryBudget = nonNegative('retryBudget', options.retryBudget, limiterDefaults.retryBudget)
-  if (Number.isFinite(retryBudget) && !Number.isInteger(retryBudget)) fail('retryBudget', 'an integer >= 0', retryBudget)
-  const giveUp = options.giveUp ?? limiterDefaults.giveUp
-  if (giveUp !== 'response' && giveUp !== 'throw') fail('giveUp', "'response' or 'throw'", giveUp)
-  const storeKeyPrefix = options.storeKeyPrefix ?? limiterDefaults.storeKeyPrefix
-  if (typeof storeKeyPrefix !== 'string') fail('storeKeyPrefix', 'a string', storeKeyPrefix)
-  return {
+  seam('store', store, 'a Store ({ get, set })', ['get', 'set'])
+  const resolved = {
+    ...limiterDefaults,
     strategy: strategy ?? atb(),
     clock: (clock ?? systemClock) as AnyClock,
     random: random ?? Math.random,
-    timeoutMs: positiveNumber('timeoutMs', options.timeoutMs, limiterDefaults.timeoutMs),
-    deadlineMs: positiveNumber('deadlineMs', options.deadlineMs, limiterDefaults.deadlineMs),
-    retryBudget,
-    maxQueue: nonNegative('maxQueue', options.maxQueue, limiterDefaults.maxQueue),
-    maxRetryAfterMs: nonNegative('maxRetryAfterMs', options.maxRetryAfterMs, limiterDefaults.maxRetryAfterMs),
-    maxInFlight: positiveInteger('maxInFlight', options.maxInFlight, limiterDefaults.maxInFlight),
-    idleMs: positiveNumber('idleMs', options.idleMs, limiterDefaults.idleMs),
     store,
-    storeKeyPrefix,
-    persistIntervalMs: nonNegative('persistIntervalMs', options.persistIntervalMs, limiterDefaults.persistIntervalMs),
-    jitterRatio,
-    maxJitterMs: nonNegative('maxJitterMs', options.maxJitterMs, limiterDefaults.maxJitterMs),
-    errorBackoffBaseMs: nonNegative('errorBackoffBaseMs', options.errorBackoffBaseMs, limiterDefaults.errorBackoffBaseMs),
-    errorBackoffMaxMs: nonNegative('errorBackoffMaxMs', options.errorBackoffMaxMs, limiterDefaults.errorBackoffMaxMs),
-    giveUp,
+  } as ResolvedLimiterOptions
+  for (const name of Object.keys(LIMITER_NUMBERS) as NumericLimiterOption[]) {
+    resolved[name] = numberOption(name, options[name], limiterDefaults[name], LIMITER_NUMBERS[name])
   }
-}
-
-function flag(name: string, value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback
-  if (typeof value !== 'boolean') fail(name, 'a boolean', value)
-  return value
-}
-
-function positiveNumber(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !(value > 0)) fail(name, 'a number > 0', value)
-  return value
+  resolved.giveUp = options.giveUp ?? limiterDefaults.giveUp
+  checkGiveUp(resolved.giveUp)
+  const storeKeyPrefix = options.storeKeyPrefix ?? limiterDefaults.storeKeyPrefix
+  if (typeof storeKeyPrefix !== 'string') fail('storeKeyPrefix', 'a string', storeKeyPrefix)
+  resolved.storeKeyPrefix = storeKeyPrefix
+  return resolved
 }
 
 export interface ResolvedClientOptions {
@@ -249,21 +253,22 @@ export interface ResolvedClientOptions {
 }
 
 export function resolveClientOptions(options: ClientOptions = {}): ResolvedClientOptions {
-  if (typeof options !== 'object' || options === null) fail('options', 'an object', options)
+  checkObject(options)
   for (const name of ['fetch', 'scope', 'cost'] as const) {
     const value = options[name]
     if (value !== undefined && typeof value !== 'function') fail(name, 'a function', value)
   }
   // Read per call (it holds with a shared `limiter` too), so checked here as well.
-  const giveUp = options.giveUp
-  if (giveUp !== undefined && giveUp !== 'response' && giveUp !== 'throw') fail('giveUp', "'response' or 'throw'", giveUp)
+  checkGiveUp(options.giveUp)
+  const { learnRouteSplits = clientDefaults.learnRouteSplits } = options
+  if (typeof learnRouteSplits !== 'boolean') fail('learnRouteSplits', 'a boolean', learnRouteSplits)
   return {
     fetch: options.fetch,
     scope: options.scope,
     cost: options.cost,
-    maxBodyBytes: nonNegative('maxBodyBytes', options.maxBodyBytes, clientDefaults.maxBodyBytes),
-    maxLearnedRoutes: positiveInteger('maxLearnedRoutes', options.maxLearnedRoutes, clientDefaults.maxLearnedRoutes),
-    learnRouteSplits: flag('learnRouteSplits', options.learnRouteSplits, clientDefaults.learnRouteSplits),
-    giveUp,
+    maxBodyBytes: numberOption('maxBodyBytes', options.maxBodyBytes, clientDefaults.maxBodyBytes, NON_NEGATIVE),
+    maxLearnedRoutes: numberOption('maxLearnedRoutes', options.maxLearnedRoutes, clientDefaults.maxLearnedRoutes, AT_LEAST_ONE),
+    learnRouteSplits,
+    giveUp: options.giveUp,
   }
 }
