@@ -7,72 +7,26 @@
 
 const MAX_DURATION_LENGTH = 64
 
+/** <decimal>: digits, optionally "." digits; at least one digit overall. */
+const DECIMAL = '(\\d+\\.?\\d*|\\.\\d+)'
+const UNIT = '(h|ms|m|s|[u\u00b5\u03bc]s|ns)' // µ MICRO SIGN and μ GREEK SMALL LETTER MU both spell micro
+const DURATION = new RegExp(`^\\+?(?:${DECIMAL}${UNIT})+$`)
+const COMPONENT = new RegExp(`${DECIMAL}${UNIT}`, 'g')
+/** No unit: only a lone number is allowed ("0" in Go; seconds by our leniency). */
+const LONE_NUMBER = new RegExp(`^\\+?${DECIMAL}$`)
+/** Milliseconds per unit, by the unit's first letter ("ms" apart). */
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, ms: 1, s: 1000, u: 1e-3, '\u00b5': 1e-3, '\u03bc': 1e-3, n: 1e-6 }
+
 /** Milliseconds of a duration string, or undefined when malformed or negative. */
 export function parseDurationMs(text: string): number | undefined {
   const value = text.trim()
-  const length = value.length
-  if (length === 0 || length > MAX_DURATION_LENGTH) return undefined
-  let at = value[0] === '+' ? 1 : 0
-  if (at === length) return undefined
-
+  if (value.length > MAX_DURATION_LENGTH) return undefined
+  const lone = LONE_NUMBER.exec(value)
+  if (lone !== null) return Number(lone[1]) * 1000
+  if (!DURATION.test(value)) return undefined
   let totalMs = 0
-  let components = 0
-  while (at < length) {
-    // <decimal>: digits, optionally "." digits; at least one digit overall.
-    const start = at
-    let sawDigit = false
-    let sawDot = false
-    for (; at < length; at++) {
-      const code = value.charCodeAt(at)
-      if (code >= 48 && code <= 57) sawDigit = true
-      else if (code === 46 && !sawDot) sawDot = true
-      else break
-    }
-    if (!sawDigit) return undefined
-    const amount = Number(value.slice(start, at))
-    if (!Number.isFinite(amount)) return undefined
-
-    const unitMs = unitAt(value, at)
-    if (unitMs === undefined) {
-      // No unit: only a lone number is allowed ("0" in Go; seconds by our leniency).
-      if (at !== length || components > 0) return undefined
-      return amount * 1000
-    }
-    at += unitMs.length
-    totalMs += amount * unitMs.ms
-    components++
+  for (const [, amount, unit] of value.matchAll(COMPONENT)) {
+    totalMs += Number(amount) * (UNIT_MS[unit === 'ms' ? unit : (unit as string)[0] as string] as number)
   }
   return Number.isFinite(totalMs) ? totalMs : undefined
-}
-
-interface Unit {
-  readonly ms: number
-  readonly length: number
-}
-const HOUR: Unit = { ms: 3_600_000, length: 1 }
-const MINUTE: Unit = { ms: 60_000, length: 1 }
-const SECOND: Unit = { ms: 1000, length: 1 }
-const MILLISECOND: Unit = { ms: 1, length: 2 }
-const MICROSECOND: Unit = { ms: 1e-3, length: 2 }
-const NANOSECOND: Unit = { ms: 1e-6, length: 2 }
-
-function unitAt(value: string, at: number): Unit | undefined {
-  const first = value[at]
-  const second = value[at + 1]
-  switch (first) {
-    case 'h':
-      return HOUR
-    case 'm':
-      return second === 's' ? MILLISECOND : MINUTE
-    case 's':
-      return SECOND
-    case 'u':
-    case '\u00b5': // µ MICRO SIGN
-    case '\u03bc': // μ GREEK SMALL LETTER MU
-      return second === 's' ? MICROSECOND : undefined
-    case 'n':
-      return second === 's' ? NANOSECOND : undefined
-    default:
-      return undefined
-  }
 }

@@ -3,25 +3,13 @@
 // and partial prefixes ("12abc"), none of which a server means as a count.
 
 const MAX_NUMBER_LENGTH = 32
+/** Digits, optionally one dot with digits on both sides. */
+const NON_NEGATIVE_DECIMAL = /^\d+(?:\.\d+)?$/
 
 /** "120", "1.5", "0.25" → number; a sign, exponent, empty text or junk → undefined. */
 export function parseNonNegativeDecimal(text: string): number | undefined {
   const value = text.trim()
-  const length = value.length
-  if (length === 0 || length > MAX_NUMBER_LENGTH) return undefined
-  let dot = -1
-  for (let i = 0; i < length; i++) {
-    const code = value.charCodeAt(i)
-    if (code === 46 /* . */) {
-      // One dot, with digits on both sides.
-      if (dot !== -1 || i === 0 || i === length - 1) return undefined
-      dot = i
-    } else if (code < 48 || code > 57) {
-      return undefined
-    }
-  }
-  const number = Number(value)
-  return Number.isFinite(number) ? number : undefined
+  return value.length <= MAX_NUMBER_LENGTH && NON_NEGATIVE_DECIMAL.test(value) ? Number(value) : undefined
 }
 
 /**
