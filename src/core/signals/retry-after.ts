@@ -21,35 +21,27 @@ export const RETRY_SENTINELS = [
   'x-retry-in',
 ] as const
 
+/** How each field's value becomes an epoch ms on our clock (undefined: malformed, try the next). */
+const READERS: Array<[field: (typeof RETRY_SENTINELS)[number], read: (value: string, time: TimeBase) => number | undefined]> = [
+  ['retry-after-ms', (value, time) => ifDefined(parseCount(value), (ms) => time.afterDelay(ms))],
+  ['x-amz-retry-after', (value, time) => ifDefined(parseCount(value), (ms) => time.afterDelay(ms))],
+  ['retry-after', parseRetryAfter],
+  ['x-ratelimit-retry-after', (value, time) => ifDefined(parseCount(value), (reset) => time.atReset(reset))],
+  ['x-retry-in', (value, time) => ifDefined(parseDurationMs(value), (ms) => time.afterDelay(ms))],
+]
+
+function ifDefined<T>(value: T | undefined, then: (value: T) => number | undefined): number | undefined {
+  return value === undefined ? undefined : then(value)
+}
+
 /** Epoch ms (on our clock, >= now) before which not to send again; undefined when no valid retry header. */
 export function readRetryAt(headers: HeaderSource, time: TimeBase): number | undefined {
-  const ms = parseCount(readField(headers, 'retry-after-ms'))
-  if (ms !== undefined) {
-    const at = time.afterDelay(ms)
+  for (const [field, read] of READERS) {
+    const value = readField(headers, field)
+    const at = value === undefined ? undefined : read(value, time)
     if (at !== undefined) return at
   }
-
-  const amzMs = parseCount(readField(headers, 'x-amz-retry-after'))
-  if (amzMs !== undefined) {
-    const at = time.afterDelay(amzMs)
-    if (at !== undefined) return at
-  }
-
-  const retryAfter = readField(headers, 'retry-after')
-  if (retryAfter !== undefined) {
-    const at = parseRetryAfter(retryAfter, time)
-    if (at !== undefined) return at
-  }
-
-  const rateLimitRetryAfter = parseCount(readField(headers, 'x-ratelimit-retry-after'))
-  if (rateLimitRetryAfter !== undefined) {
-    const at = time.atReset(rateLimitRetryAfter)
-    if (at !== undefined) return at
-  }
-
-  const retryIn = readField(headers, 'x-retry-in')
-  const retryInMs = retryIn === undefined ? undefined : parseDurationMs(retryIn)
-  return retryInMs === undefined ? undefined : time.afterDelay(retryInMs)
+  return undefined
 }
 
 const IMF_FIXDATE_LENGTH = 29
