@@ -150,6 +150,7 @@ const SIGNAL_KINDS = new Set(['ok', 'throttled', 'overloaded', 'error'])
 
 type Fields = Record<string, unknown>
 const isString = (value: unknown): value is string => typeof value === 'string'
+const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean'
 const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 const isAttempt = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1
 /** A number that may be Infinity (retry budget, deadline) but not NaN. */
@@ -157,117 +158,104 @@ const isAmount = (value: unknown): value is number => typeof value === 'number' 
 const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
 const isRecord = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value)
 
-function readSignalData(value: unknown): SignalData | undefined {
-  if (!isRecord(value) || !SIGNAL_KINDS.has(value['kind'] as string) || !isFiniteNumber(value['status'])) return undefined
-  const signal: SignalData = { kind: value['kind'] as SignalData['kind'], status: value['status'] }
-  for (const key of ['retryAt', 'remaining', 'resetAt', 'limit'] as const) {
-    const field = value[key]
-    if (isFiniteNumber(field)) signal[key] = field
+// Every message and nested record is read through one schema: per field, a reader that returns
+// the value to keep, undefined to leave the field out, or INVALID to refuse the whole record.
+const INVALID = Symbol('invalid')
+type Field = (value: unknown) => unknown
+type Schema = Record<string, Field>
+/** Required: a record without it, or with it malformed, is refused. */
+const must = (test: (value: unknown) => boolean): Field => (value) => (test(value) ? value : INVALID)
+/** Optional and lenient: a malformed value is dropped, the record kept. */
+const may = (test: (value: unknown) => boolean): Field => (value) => (test(value) ? value : undefined)
+/** Optional and strict: absent is fine, malformed refuses the record. */
+const ifPresent = (test: (value: unknown) => boolean): Field => (value) => (value === undefined || test(value) ? value : INVALID)
+/** Opaque data (an event's detail, stats): passed on as is. */
+const opaque: Field = (value) => value
+
+/** Only the schema's fields are copied, so nothing else a sender put in crosses into our objects. */
+function readRecord(schema: Schema, value: unknown): Fields | typeof INVALID {
+  if (!isRecord(value)) return INVALID
+  const record: Fields = {}
+  for (const key in schema) {
+    const field = (schema[key] as Field)(value[key])
+    if (field === INVALID) return INVALID
+    if (field !== undefined) record[key] = field
   }
-  if (isString(value['policy'])) signal.policy = value['policy']
-  if (typeof value['shouldRetry'] === 'boolean') signal.shouldRetry = value['shouldRetry']
-  const policies = readPolicies(value['policies'])
-  if (policies !== undefined) signal.policies = policies
-  return signal
+  return record
+}
+const nested = (schema: Schema): Field => (value) => readRecord(schema, value)
+
+const POLICY: Schema = {
+  name: must(isString),
+  quota: must((value) => isFiniteNumber(value) && value >= 0),
+  windowMs: ifPresent((value) => isFiniteNumber(value) && value > 0),
+  unit: ifPresent(isString),
 }
 
-/** The announced policies, or undefined when the field is absent or anything in it is malformed. */
-function readPolicies(value: unknown): PolicyData[] | undefined {
+/** The announced policies: dropped when absent, empty, too many, or anything in them is malformed. */
+const policies: Field = (value) => {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_POLICIES) return undefined
-  const policies: PolicyData[] = []
-  for (const item of value) {
-    if (!isRecord(item) || !isString(item['name']) || !isFiniteNumber(item['quota']) || item['quota'] < 0) return undefined
-    const policy: PolicyData = { name: item['name'], quota: item['quota'] }
-    if (item['windowMs'] !== undefined) {
-      if (!isFiniteNumber(item['windowMs']) || item['windowMs'] <= 0) return undefined
-      policy.windowMs = item['windowMs']
-    }
-    if (item['unit'] !== undefined) {
-      if (!isString(item['unit'])) return undefined
-      policy.unit = item['unit']
-    }
-    policies.push(policy)
-  }
-  return policies
+  const read = value.map((item) => readRecord(POLICY, item))
+  return read.includes(INVALID) ? undefined : read
 }
 
-function readErrorData(value: unknown): ErrorData | undefined {
-  if (!isRecord(value) || !isString(value['name']) || !isString(value['message'])) return undefined
-  const error: ErrorData = { name: value['name'], message: value['message'] }
-  if (isFiniteNumber(value['retryAt'])) error.retryAt = value['retryAt']
-  if (isId(value['attempts'])) error.attempts = value['attempts']
-  if (isString(value['request'])) error.request = value['request']
-  return error
+const SIGNAL: Schema = {
+  kind: must((value) => SIGNAL_KINDS.has(value as string)),
+  status: must(isFiniteNumber),
+  retryAt: may(isFiniteNumber),
+  remaining: may(isFiniteNumber),
+  resetAt: may(isFiniteNumber),
+  limit: may(isFiniteNumber),
+  policy: may(isString),
+  shouldRetry: may(isBoolean),
+  policies,
 }
 
-function readCallSpec(value: unknown): CallSpec | undefined {
-  if (!isRecord(value)) return undefined
-  const { scope, cost, deadlineAt, retryBudget, retryErrors, attemptsDone } = value
-  if (!isString(scope) || !isAmount(cost) || !Number.isFinite(cost) || !isAmount(deadlineAt)) return undefined
-  if (!isAmount(retryBudget) || typeof retryErrors !== 'boolean' || !isId(attemptsDone)) return undefined
-  const spec: CallSpec = { scope, cost, deadlineAt, retryBudget, retryErrors, attemptsDone }
-  if (isFiniteNumber(value['priority'])) spec.priority = value['priority']
-  if (isString(value['label'])) spec.label = value['label']
-  if (isString(value['route'])) spec.route = value['route']
-  return spec
+const ERROR: Schema = {
+  name: must(isString),
+  message: must(isString),
+  retryAt: may(isFiniteNumber),
+  attempts: may(isId),
+  request: may(isString),
 }
 
-/** The body of a message of `type`, validated; undefined when a field is missing or of the wrong kind. */
-function readBody(type: unknown, m: Fields): TabPayload | undefined {
-  switch (type) {
-    case TAB_MESSAGE.who:
-    case TAB_MESSAGE.hello:
-    case TAB_MESSAGE.claim:
-      return isString(m['scope']) ? { type, scope: m['scope'] } : undefined
-    case TAB_MESSAGE.bye:
-      if (m['scope'] === undefined) return { type }
-      return isString(m['scope']) ? { type, scope: m['scope'] } : undefined
-    case TAB_MESSAGE.call: {
-      const call = readCallSpec(m['call'])
-      return isId(m['id']) && call ? { type, id: m['id'], call } : undefined
-    }
-    case TAB_MESSAGE.cancel:
-      return isId(m['id']) ? { type, id: m['id'] } : undefined
-    case TAB_MESSAGE.outcome: {
-      const signal = readSignalData(m['signal'])
-      if (!isId(m['id']) || !isAttempt(m['attempt']) || !signal) return undefined
-      if (typeof m['retryable'] !== 'boolean' || typeof m['neutral'] !== 'boolean') return undefined
-      const body: TabPayload = { type, id: m['id'], attempt: m['attempt'], signal, retryable: m['retryable'], neutral: m['neutral'] }
-      if (isString(m['reason'])) body.reason = m['reason']
-      return body
-    }
-    case TAB_MESSAGE.failed: {
-      const error = readErrorData(m['error'])
-      if (!isId(m['id']) || !isAttempt(m['attempt']) || !error) return undefined
-      const body: TabPayload = { type, id: m['id'], attempt: m['attempt'], error }
-      if (isString(m['finalReason'])) body.finalReason = m['finalReason']
-      return body
-    }
-    case TAB_MESSAGE.grant:
-    case TAB_MESSAGE.discard:
-    case TAB_MESSAGE.settle:
-      return isId(m['id']) && isAttempt(m['attempt']) ? { type, id: m['id'], attempt: m['attempt'] } : undefined
-    case TAB_MESSAGE.abortAttempt: {
-      const error = readErrorData(m['error'])
-      return isId(m['id']) && isAttempt(m['attempt']) && error ? { type, id: m['id'], attempt: m['attempt'], error } : undefined
-    }
-    case TAB_MESSAGE.reject: {
-      const error = readErrorData(m['error'])
-      return isId(m['id']) && error ? { type, id: m['id'], error } : undefined
-    }
-    case TAB_MESSAGE.learnRoute:
-      return isId(m['id']) && isString(m['policy']) ? { type, id: m['id'], policy: m['policy'] } : undefined
-    case TAB_MESSAGE.subscribe:
-      return Array.isArray(m['events']) && m['events'].every(isString) ? { type, events: m['events'] } : undefined
-    case TAB_MESSAGE.event:
-      return isString(m['event']) ? { type, event: m['event'], detail: m['detail'] } : undefined
-    case TAB_MESSAGE.stats:
-      return isString(m['scope']) && isId(m['id']) ? { type, scope: m['scope'], id: m['id'] } : undefined
-    case TAB_MESSAGE.statsReply:
-      return isString(m['scope']) && isId(m['id']) ? { type, scope: m['scope'], id: m['id'], stats: m['stats'] } : undefined
-    default:
-      return undefined
-  }
+const CALL: Schema = {
+  scope: must(isString),
+  cost: must((value) => isAmount(value) && Number.isFinite(value)),
+  deadlineAt: must(isAmount),
+  retryBudget: must(isAmount),
+  retryErrors: must(isBoolean),
+  attemptsDone: must(isId),
+  priority: may(isFiniteNumber),
+  label: may(isString),
+  route: may(isString),
+}
+
+const id = must(isId)
+const attempt = must(isAttempt)
+const scope = must(isString)
+const error = nested(ERROR)
+
+/** The body of each message type (beside `type`); see TabMessage. */
+const BODIES: Record<string, Schema> = {
+  [TAB_MESSAGE.who]: { scope },
+  [TAB_MESSAGE.hello]: { scope },
+  [TAB_MESSAGE.claim]: { scope },
+  [TAB_MESSAGE.bye]: { scope: ifPresent(isString) },
+  [TAB_MESSAGE.call]: { id, call: nested(CALL) },
+  [TAB_MESSAGE.cancel]: { id },
+  [TAB_MESSAGE.outcome]: { id, attempt, signal: nested(SIGNAL), retryable: must(isBoolean), neutral: must(isBoolean), reason: may(isString) },
+  [TAB_MESSAGE.failed]: { id, attempt, error, finalReason: may(isString) },
+  [TAB_MESSAGE.grant]: { id, attempt },
+  [TAB_MESSAGE.discard]: { id, attempt },
+  [TAB_MESSAGE.settle]: { id, attempt },
+  [TAB_MESSAGE.abortAttempt]: { id, attempt, error },
+  [TAB_MESSAGE.reject]: { id, error },
+  [TAB_MESSAGE.learnRoute]: { id, policy: must(isString) },
+  [TAB_MESSAGE.subscribe]: { events: must((value) => Array.isArray(value) && value.every(isString)) },
+  [TAB_MESSAGE.event]: { event: must(isString), detail: opaque },
+  [TAB_MESSAGE.stats]: { scope, id },
+  [TAB_MESSAGE.statsReply]: { scope, id, stats: opaque },
 }
 
 /**
@@ -277,9 +265,11 @@ function readBody(type: unknown, m: Fields): TabPayload | undefined {
 export function readTabMessage(data: unknown): TabMessage | undefined {
   if (!isRecord(data) || data['v'] !== TAB_PROTOCOL_VERSION || !isString(data['from']) || data['from'] === '') return undefined
   if (data['to'] !== undefined && !isString(data['to'])) return undefined
-  const body = readBody(data['type'], data)
-  if (!body) return undefined
-  const message = { ...body, v: TAB_PROTOCOL_VERSION, from: data['from'] } as TabMessage
+  const type = data['type']
+  const schema = typeof type === 'string' && Object.hasOwn(BODIES, type) ? BODIES[type] : undefined
+  const body = schema === undefined ? INVALID : readRecord(schema, data)
+  if (body === INVALID) return undefined
+  const message = { type, ...body, v: TAB_PROTOCOL_VERSION, from: data['from'] } as TabMessage
   if (isString(data['to'])) message.to = data['to']
   return message
 }
