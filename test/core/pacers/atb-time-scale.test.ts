@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest'
+import { ATB_CONSTANTS } from '../../../src/core/pacers/atb-constants.js'
+import { LaneTimeScale, parseTimeScale } from '../../../src/core/pacers/atb-time-scale.js'
+
+const { drainBandLowMs, drainBandHighMs, drainReferenceMs } = ATB_CONSTANTS
+
+describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s time scale', () => {
+  it('keeps the paper scale (1) for a drain inside the band it spans at k = 1', () => {
+    for (const drainMs of [drainBandLowMs, 60_000, 124_000, drainBandHighMs]) {
+      const scale = new LaneTimeScale(ATB_CONSTANTS)
+      scale.noteFirstCongestion(drainMs, 5)
+      expect(scale.value).toBe(1)
+    }
+  })
+
+  it('scales with the drain outside the band: slower quotas last longer, faster ones shorter', () => {
+    const slow = new LaneTimeScale(ATB_CONSTANTS)
+    slow.noteFirstCongestion(60 * 124_000, 5)
+    expect(slow.value).toBeCloseTo((60 * 124_000) / drainReferenceMs, 9)
+    const fast = new LaneTimeScale(ATB_CONSTANTS)
+    fast.noteFirstCongestion(12_400, 5)
+    expect(fast.value).toBeCloseTo(12_400 / drainReferenceMs, 9)
+    expect(fast.value).toBeLessThan(1)
+  })
+
+  it('measures nothing from a lane that came late to a dry quota (under two admissions) or was never admitted', () => {
+    const late = new LaneTimeScale(ATB_CONSTANTS)
+    late.noteFirstCongestion(5_000_000, 1)
+    expect(late.value).toBe(1)
+    const never = new LaneTimeScale(ATB_CONSTANTS)
+    never.noteFirstCongestion(undefined, 0)
+    expect(never.value).toBe(1)
+  })
+
+  it('measures once: a later spell of congestion says how the lane paces, not how long the quota lasted', () => {
+    const scale = new LaneTimeScale(ATB_CONSTANTS)
+    scale.noteFirstCongestion(1_200_000, 5)
+    scale.noteFirstCongestion(12_000, 50)
+    expect(scale.value).toBeCloseTo(10, 9)
+  })
+
+  it('resumes a saved measurement and rejects an implausible one', () => {
+    expect(parseTimeScale({ drain: 10, measured: true })).toEqual({ drain: 10, measured: true })
+    for (const bad of [undefined, null, 3, { drain: 0, measured: true }, { drain: -1, measured: true }, { drain: Infinity, measured: true }, { drain: 1e9, measured: true }, { drain: 2 }, { drain: '2', measured: true }]) {
+      expect(parseTimeScale(bad)).toBeUndefined()
+    }
+  })
+})
