@@ -9,7 +9,9 @@
 //   grows slowly with time — not per success — while the lane is using its rate, more
 //   slowly still on a plateau near the rate of its last cut;
 // - a cold start is not inference: a lane with too few successes to measure anything
-//   starts pacing like UB's first step (about a second), or at the server's Retry-After.
+//   starts pacing like UB's first step (about a second), or at the server's Retry-After;
+// - every duration runs on the lane's time scale: the announced window, or how long the
+//   quota lasted before the lane's first 429 (atb-time-scale.ts).
 //
 // The status-only rules are a state machine over the lane's phase (AtbPhase), one small function
 // per rule; the mutable state is grouped by concern (the token bucket, the cut memory, slow start's
@@ -302,7 +304,7 @@ class AtbPacer implements AtbLanePacer {
     // a stepped bucket's time to its next step) gates the lane itself; the lane's own durations
     // are never stretched past their k = 1 values there (stretched, stepped Retry-After runs took
     // 1.1–1.3 × the oracle at k = 10 and 60, where they met the line unstretched).
-    return this.lumpCutOn(measured) ? Math.min(1, measured) : measured
+    return this.lumpCutOn(measured) ? 1 : measured
   }
 
   /** A duration of the options, on the lane's time scale. */

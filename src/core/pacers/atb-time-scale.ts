@@ -5,24 +5,25 @@
 //
 // The measurement is how long the quota lasted: the time from the lane's first admission to its
 // first 429. A bucket of B units drained at D − Q lasts B / (D − Q), k times longer when quota and
-// arrivals are k times slower. It also depends on the load and on when the lane came, so across
-// the paper's scenarios at k = 1 it spans a band (5th–95th percentile 17–250 s): inside the band
-// the lane keeps the durations as measured (scale 1: the k = 1 pacer, unchanged), outside it the
-// lane is on another time scale, and its scale is the drain over the k = 1 median. The band is
-// where the pacer is not scale-free (docs/algorithms.md, "Time scale"); a lane that met its first
-// 429 with fewer than two admissions measured nothing and stays at 1 (the exemption the never-
-// admitted lane's doubling covers: it finds any scale in log2(k) tries).
+// arrivals are k times slower. It also depends on the load and on when the lane came: across the
+// paper's scenarios at k = 1 it lasts up to 250 s (95th percentile). Up to drainBandHighMs the lane
+// keeps the durations as measured (scale 1: the k = 1 pacer, unchanged); a quota that lasted longer
+// is slower than the paper's, and the lane's scale is the drain over the k = 1 median. A shorter
+// drain is no evidence of a faster quota (a lane hammering the paper's bucket at 10/s drains it in
+// 12 s), so a faster quota is not detected: the exemption of docs/algorithms.md, "Time scale". A
+// lane that met its first 429 with fewer than two admissions measured nothing and stays at 1 (the
+// never-admitted lane's doubling finds any scale in log2(k) tries).
 import type { AtbConstants } from './atb-constants.js'
 
 /** What a lane has measured of its time scale; a plain record so that it can be saved. */
 export interface TimeScaleState {
-  /** From how long the quota lasted (1 until measured, or inside the k = 1 band). */
+  /** From how long the quota lasted (1 until measured, or within the k = 1 band); never below 1. */
   drain: number
   /** Whether the lane has taken its one measurement. */
   measured: boolean
 }
 
-type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions'>
+type ScaleConstants = Pick<AtbConstants, 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions'>
 
 export class LaneTimeScale {
   constructor(
@@ -47,7 +48,7 @@ export class LaneTimeScale {
     // Fewer admissions: the lane came late to a quota already dry (or never got through), and
     // its first 429 says nothing about how long the quota lasted.
     if (drainMs === undefined || admissions < this.o.drainMinAdmissions) return
-    if (drainMs >= this.o.drainBandLowMs && drainMs <= this.o.drainBandHighMs) return
+    if (drainMs <= this.o.drainBandHighMs) return
     this.state.drain = Math.max(drainMs, 1) / this.o.drainReferenceMs
   }
 }

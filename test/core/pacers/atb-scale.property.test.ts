@@ -82,10 +82,11 @@ describe('atb with an announced quota is scale-free', () => {
 
 // Status-only and Retry-After lanes announce no window: the lane's time scale is how long the
 // quota lasted before its first 429 (atb-time-scale.ts). Outside the band that drain spans at
-// k = 1 the lane is scale-free: the same script with every time × k gives every wait × k. The
-// exemptions: inside the band (the k = 1 pacer, as measured), a lane that met its first 429
-// with fewer than two admissions (the never-admitted doubling), and a long Retry-After on a
-// lane slower than the paper's (a quota that comes back in lumps is never stretched).
+// k = 1 (a slower quota) the lane is scale-free: the same script with every time × k gives every
+// wait × k. The exemptions: a drain within the band (the k = 1 pacer, as measured: a short drain
+// is no evidence of a faster quota, a hammered bucket drains in seconds), a lane that met its
+// first 429 with fewer than two admissions (the never-admitted doubling), and a long Retry-After
+// (a quota that comes back in lumps is never stretched).
 
 interface LaneStep {
   /** Time since the previous step, as a fraction of the drain. */
@@ -160,13 +161,11 @@ function expectScaled([a, b]: [number[], number[]], k: number): void {
   }
 }
 
-describe('atb without an announced window is scale-free outside the k = 1 band', () => {
+describe('atb without an announced window is scale-free beyond the k = 1 band', () => {
   const k = fc.double({ min: 0.01, max: 100, noNaN: true })
   const steps = fc.array(laneStep, { minLength: 1, maxLength: 30 })
   /** A drain above the band (a slower quota than the paper's) at both scales. */
   const slowDrainMs = 400_000
-  /** A drain below the band (a faster quota) at both scales. */
-  const fastDrainMs = 15_000
 
   it('status-only: a slower quota (drain above the band) multiplies every wait by k', () => {
     fc.assert(
@@ -178,24 +177,12 @@ describe('atb without an announced window is scale-free outside the k = 1 band',
     )
   })
 
-  it('status-only: a faster quota (drain below the band) multiplies every wait by k', () => {
-    fc.assert(
-      fc.property(steps, k, (s, k) => {
-        const base = fastDrainMs * Math.min(1, 1 / k)
-        expectScaled(laneWaits(s, base, 0, k), k)
-      }),
-      { numRuns: 200 },
-    )
-  })
-
-  it('Retry-After: a slower continuous quota (short Retry-Afters) and a faster one (any Retry-After) multiply every wait by k', () => {
+  it('Retry-After: a slower continuous quota (short Retry-Afters) multiplies every wait by k', () => {
     fc.assert(
       fc.property(steps, k, (s, k) => {
         // Short on the lane's scale: at most 2 s × (drain ÷ 120 s), a continuous bucket's answer.
         const slow = slowDrainMs * Math.max(1, 1 / k)
         expectScaled(laneWaits(s, slow, slow / 60_000, k), k)
-        const fast = fastDrainMs * Math.min(1, 1 / k)
-        expectScaled(laneWaits(s, fast, fast, k), k)
       }),
       { numRuns: 200 },
     )

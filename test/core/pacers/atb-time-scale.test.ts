@@ -2,25 +2,22 @@ import { describe, expect, it } from 'vitest'
 import { ATB_CONSTANTS } from '../../../src/core/pacers/atb-constants.js'
 import { LaneTimeScale, parseTimeScale } from '../../../src/core/pacers/atb-time-scale.js'
 
-const { drainBandLowMs, drainBandHighMs, drainReferenceMs } = ATB_CONSTANTS
+const { drainBandHighMs, drainReferenceMs } = ATB_CONSTANTS
 
 describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s time scale', () => {
-  it('keeps the paper scale (1) for a drain inside the band it spans at k = 1', () => {
-    for (const drainMs of [drainBandLowMs, 60_000, 124_000, drainBandHighMs]) {
+  it('keeps the paper scale (1) for a drain up to the longest it takes at k = 1, however short', () => {
+    // A short drain is no evidence of a faster quota: a lane hammering the paper's bucket drains it in seconds.
+    for (const drainMs of [50, 12_000, 60_000, 124_000, drainBandHighMs]) {
       const scale = new LaneTimeScale(ATB_CONSTANTS)
       scale.noteFirstCongestion(drainMs, 5)
       expect(scale.value).toBe(1)
     }
   })
 
-  it('scales with the drain outside the band: slower quotas last longer, faster ones shorter', () => {
+  it('scales with a drain beyond that: a slower quota lasts longer', () => {
     const slow = new LaneTimeScale(ATB_CONSTANTS)
     slow.noteFirstCongestion(60 * 124_000, 5)
     expect(slow.value).toBeCloseTo((60 * 124_000) / drainReferenceMs, 9)
-    const fast = new LaneTimeScale(ATB_CONSTANTS)
-    fast.noteFirstCongestion(12_400, 5)
-    expect(fast.value).toBeCloseTo(12_400 / drainReferenceMs, 9)
-    expect(fast.value).toBeLessThan(1)
   })
 
   it('measures nothing from a lane that came late to a dry quota (under two admissions) or was never admitted', () => {
