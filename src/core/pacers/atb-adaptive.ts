@@ -9,7 +9,9 @@
 //   grows slowly with time — not per success — while the lane is using its rate, more
 //   slowly still on a plateau near the rate of its last cut;
 // - a cold start is not inference: a lane with too few successes to measure anything
-//   starts pacing like UB's first step (about a second), or at the server's Retry-After.
+//   starts pacing like UB's first step (about a second), or at the server's Retry-After;
+// - every duration runs on the lane's time scale: the announced window, or how long the
+//   quota lasted before the lane's first 429 (atb-time-scale.ts).
 //
 // The status-only rules are a state machine over the lane's phase (AtbPhase), one small function
 // per rule; the mutable state is grouped by concern (the token bucket, the cut memory, slow start's
@@ -31,6 +33,7 @@ import {
   type QuotaGuidance,
 } from './atb-quota.js'
 import { OutcomeLog, TimeRing } from './atb-rate.js'
+import { LaneTimeScale, parseTimeScale, type TimeScaleState } from './atb-time-scale.js'
 import { finiteIn, matchingState, pastTime } from './pacer-state.js'
 import type { ResolvedAtbOptions } from './atb-options.js'
 
@@ -121,6 +124,10 @@ class AtbPacer implements AtbLanePacer {
   private readonly slowStart: SlowStartClock = { stepAt: 0, endedAt: -Infinity, sendRate: 0 }
   // The lane's own traffic.
   private createdAt: number
+  /** When the lane was first admitted (undefined: never, or not since it was restored). */
+  private firstAdmittedAt: number | undefined = undefined
+  /** The quota's time scale as the lane measured it, while no window is announced. */
+  private readonly timeScale: LaneTimeScale
   private inFlight = 0
   private lastSendAt: number | undefined = undefined
   /** Recent sends (time, cost); allocated at the first send. */
@@ -139,6 +146,7 @@ class AtbPacer implements AtbLanePacer {
     this.createdAt = init.now
     const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
     const restored = saved ? parseState(saved, o, init.now) : undefined
+    this.timeScale = new LaneTimeScale(o, restored?.timeScale)
     if (restored) {
       this.phase = restored.congested ? 'pacing' : 'free'
       this.bucket.rate = restored.rate
@@ -226,7 +234,12 @@ class AtbPacer implements AtbLanePacer {
    * empties it early: on a stepped bucket every busy lane met one 429 per step that way.
    */
   private lumpCut(): boolean {
-    return Number.isFinite(this.cut.retryAfterMs) && this.cut.retryAfterMs > this.scaled(this.o.steadyRetryAfterMs)
+    return this.lumpCutOn(this.scale())
+  }
+
+  /** Whether the last cut's Retry-After is long on time scale `scale` (see lumpCut). */
+  private lumpCutOn(scale: number): boolean {
+    return Number.isFinite(this.cut.retryAfterMs) && this.cut.retryAfterMs > this.o.steadyRetryAfterMs * scale
   }
 
   /**
@@ -280,12 +293,18 @@ class AtbPacer implements AtbLanePacer {
   /**
    * The lane's time scale: the window its quota announced (RateLimit-Policy) over the 75 s window
    * of the paper's quota (100 per 75 s), at which every duration and rate of the options was
-   * measured; 1 while no window is known (status-only and Retry-After, whose scale the lane
-   * cannot read: the open problem of docs/algorithms.md, "Scale").
+   * measured; without a window, what the lane measured (atb-time-scale.ts: how long the quota
+   * lasted, a continuous quota's Retry-After).
    */
   private scale(): number {
     const windowMs = this.guidance?.windowMs
-    return windowMs === undefined ? 1 : windowMs / MEASURED_WINDOW_MS
+    if (windowMs !== undefined) return windowMs / MEASURED_WINDOW_MS
+    const measured = this.timeScale.value
+    // A quota that comes back in lumps (the last cut's Retry-After is long on the lane's scale:
+    // a stepped bucket's time to its next step) gates the lane itself; the lane's own durations
+    // are never stretched past their k = 1 values there (stretched, stepped Retry-After runs took
+    // 1.1–1.3 × the oracle at k = 10 and 60, where they met the line unstretched).
+    return this.lumpCutOn(measured) ? 1 : measured
   }
 
   /** A duration of the options, on the lane's time scale. */
@@ -325,6 +344,7 @@ class AtbPacer implements AtbLanePacer {
   private congestionEvent(now: number, signal: Signal): void {
     if (this.ignoreEcho()) return
     const first = this.phase === 'free'
+    if (first) this.measureDrain(now)
     const since = first ? this.createdAt : this.cut.since
     const measured = this.hasEvidence(now, since)
     this.cut.rate = first ? 0 : this.bucket.rate
@@ -337,6 +357,12 @@ class AtbPacer implements AtbLanePacer {
     this.firstPacedSend(now, signal, first, measured, burst)
     this.bucket.refilledAt = now
     this.cut.echoes = Math.max(0, this.inFlight)
+  }
+
+  /** The lane's first congestion: how long the quota lasted since its first admission (the time scale). */
+  private measureDrain(now: number): void {
+    const admissions = this.outcomes().counts(now, Infinity).admitted
+    this.timeScale.noteFirstCongestion(this.firstAdmittedAt === undefined ? undefined : now - this.firstAdmittedAt, admissions)
   }
 
   /** A throttled answer to an attempt sent before the last cut: the cut already covered it. */
@@ -555,6 +581,7 @@ class AtbPacer implements AtbLanePacer {
     this.inFlight = Math.max(0, this.inFlight - 1)
     this.absorb(now, signal)
     if (signal.kind === 'ok') {
+      this.firstAdmittedAt ??= now
       this.outcomes().add(now, true)
       this.slowStartStep(now)
       if (this.cut.echoes > 0 && this.inFlight < this.cut.echoes) this.cut.echoes = this.inFlight
@@ -641,6 +668,7 @@ class AtbPacer implements AtbLanePacer {
       sentSinceHint: guidance.sentSinceHint,
       log: this.log === undefined ? [] : this.log.toJSON().filter(([t]) => t <= now),
       sends,
+      timeScale: { ...this.timeScale.state },
     }
   }
 
@@ -666,6 +694,7 @@ interface Restored {
   guidance: QuotaGuidance
   log: Array<[number, number]>
   sends: Array<[number, number]>
+  timeScale: TimeScaleState | undefined
 }
 
 /**
@@ -708,7 +737,9 @@ function parseState(state: PacerState, o: ResolvedAtbOptions, now: number): Rest
     guidance.hintAt = savedAt
     guidance.sentSinceHint = finiteIn(state.sentSinceHint, 0, Number.MAX_SAFE_INTEGER) ?? 0
   }
-  const base = { savedAt, createdAt, guidance, log, sends, lastCongestionAt: 0, congestedSince: 0 }
+  // Optional (older states lack it): without it the lane measures its time scale again.
+  const timeScale = parseTimeScale(state.timeScale)
+  const base = { savedAt, createdAt, guidance, log, sends, timeScale, lastCongestionAt: 0, congestedSince: 0 }
   if (state.congested !== true) {
     return { ...base, congested: false, rate: Infinity, shareEstimate: 0, congestionRate: 0, tokens: o.burstUnits }
   }

@@ -55,6 +55,17 @@ export const ATB_CONSTANTS = {
   burstUnits: 1,
   /** A send within this many spacings of the previous one counts as using the rate (fitted). */
   usingRateSlack: 2,
+  /**
+   * How long the quota lasted (first admission to first 429) is at most this across the paper's
+   * scenarios at k = 1 (95th percentile 250 s): up to it a lane without an announced window keeps
+   * its durations as measured (atb-time-scale.ts). A shorter drain is no evidence of a faster
+   * quota: a lane hammering the paper's bucket at 10/s drains it in 12 s.
+   */
+  drainBandHighMs: 300_000,
+  /** Beyond it the lane's time scale is its drain over the k = 1 median (continuous bucket, 124 s). */
+  drainReferenceMs: 120_000,
+  /** Admissions before the first 429 for its drain to count: a lane that came late to a dry quota measured nothing. */
+  drainMinAdmissions: 2,
   /** Without a policy (X-RateLimit-*), the pace set against remaining/reset is measured over this (fitted; absolute). */
   paceWindowMs: 10_000,
 }

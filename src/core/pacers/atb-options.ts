@@ -59,7 +59,7 @@ export const ATB_DEFAULTS: Required<AtbOptions> = {
 
 /** How an option's value meets the quota's time scale. */
 export type OptionScale =
-  /** A duration or rate run on the announced window (RateLimit-Policy); as given without one. */
+  /** A duration or rate run on the announced window (RateLimit-Policy); without one, on the lane's measured time scale (atb-time-scale.ts). */
   | 'window'
   /** A count or a factor: the same at every scale. */
   | 'none'

@@ -79,3 +79,112 @@ describe('atb with an announced quota is scale-free', () => {
     )
   })
 })
+
+// Status-only and Retry-After lanes announce no window: the lane's time scale is how long the
+// quota lasted before its first 429 (atb-time-scale.ts). Outside the band that drain spans at
+// k = 1 (a slower quota) the lane is scale-free: the same script with every time × k gives every
+// wait × k. The exemptions: a drain within the band (the k = 1 pacer, as measured: a short drain
+// is no evidence of a faster quota, a hammered bucket drains in seconds), a lane that met its
+// first 429 with fewer than two admissions (the never-admitted doubling), and a long Retry-After
+// (a quota that comes back in lumps is never stretched).
+
+interface LaneStep {
+  /** Time since the previous step, as a fraction of the drain. */
+  gap: number
+  throttled: boolean
+  /** With `retryAfter`: the Retry-After of a 429, as a fraction of the drain. */
+  retryAfter: number
+  probe: number
+}
+
+const laneStep: fc.Arbitrary<LaneStep> = fc.record({
+  gap: fc.double({ min: 0, max: 0.5, noNaN: true }),
+  throttled: fc.boolean(),
+  // Not within a rounding error of the 429 itself, where "now" and "retryAt" compare by float noise.
+  retryAfter: fc.double({ min: 0.01, max: 1, noNaN: true }),
+  probe: fc.double({ min: 0, max: 1, noNaN: true }),
+})
+
+/**
+ * Two pacers fed the same script, the second with every time × k: three admissions over the
+ * drain (the first just after the pacer's creation), the first 429 at `drainMs`, then the steps, one attempt in flight at a time.
+ * `retryAfterMaxMs` > 0 puts a Retry-After of up to that on every 429. The second pacer's times
+ * are the first's × k exactly (not its own rounded waits), so only the decisions are compared.
+ * Returns each wait of the first and of the second.
+ */
+function laneWaits(steps: LaneStep[], drainMs: number, retryAfterMaxMs: number, k: number): [number[], number[]] {
+  const pacers = [atb().create({ now: T0, random: () => 0.5 }), atb().create({ now: T0, random: () => 0.5 })]
+  const out: [number[], number[]] = [[], []]
+  let elapsed = 0
+  const at = (i: number, ms: number): number => T0 + (i === 0 ? ms : ms * k)
+  const ask = (extraMs: number): number => {
+    const waits = pacers.map((p, i) => p.delayMs(at(i, elapsed + extraMs), 1))
+    out[0].push(waits[0]!)
+    out[1].push(waits[1]!)
+    return waits[0]!
+  }
+  const attempt = (throttled: boolean, retryAfterMs: number): void => {
+    elapsed += ask(0)
+    pacers.forEach((pacer, i) => {
+      const now = at(i, elapsed)
+      pacer.onSend(now, 1)
+      const signal: Signal = throttled
+        ? { kind: 'throttled', status: 429, ...(retryAfterMaxMs > 0 ? { retryAt: at(i, elapsed + retryAfterMs) } : {}) }
+        : { kind: 'ok', status: 200 }
+      pacer.onResult(now, signal)
+      if (throttled) out[i]!.push(pacer.retryDelayMs!(now, 2, signal))
+    })
+  }
+  // Not at the pacer's creation: a window that starts there would include or drop that admission
+  // by float rounding alone.
+  for (const start of [0.05, 0.3, 0.6]) {
+    elapsed = Math.max(elapsed, start * drainMs)
+    attempt(false, 0)
+  }
+  elapsed = Math.max(elapsed, drainMs)
+  attempt(true, 0.01 * retryAfterMaxMs)
+  for (const s of steps) {
+    elapsed += s.gap * drainMs
+    const wait = pacers[0]!.delayMs(at(0, elapsed), 1)
+    ask(s.probe * wait)
+    attempt(s.throttled, s.retryAfter * retryAfterMaxMs)
+  }
+  return out
+}
+
+function expectScaled([a, b]: [number[], number[]], k: number): void {
+  expect(b).toHaveLength(a.length)
+  for (let i = 0; i < a.length; i++) {
+    // delayMs rounds up to whole milliseconds at each scale.
+    const slack = 2 * (1 + k) + 1e-9 * a[i]! * k
+    expect(Math.abs(b[i]! - k * a[i]!)).toBeLessThanOrEqual(slack)
+  }
+}
+
+describe('atb without an announced window is scale-free beyond the k = 1 band', () => {
+  const k = fc.double({ min: 0.01, max: 100, noNaN: true })
+  const steps = fc.array(laneStep, { minLength: 1, maxLength: 30 })
+  /** A drain above the band (a slower quota than the paper's) at both scales. */
+  const slowDrainMs = 400_000
+
+  it('status-only: a slower quota (drain above the band) multiplies every wait by k', () => {
+    fc.assert(
+      fc.property(steps, k, (s, k) => {
+        const base = slowDrainMs * Math.max(1, 1 / k)
+        expectScaled(laneWaits(s, base, 0, k), k)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('Retry-After: a slower continuous quota (short Retry-Afters) multiplies every wait by k', () => {
+    fc.assert(
+      fc.property(steps, k, (s, k) => {
+        // Short on the lane's scale: at most 2 s × (drain ÷ 120 s), a continuous bucket's answer.
+        const slow = slowDrainMs * Math.max(1, 1 / k)
+        expectScaled(laneWaits(s, slow, slow / 60_000, k), k)
+      }),
+      { numRuns: 200 },
+    )
+  })
+})

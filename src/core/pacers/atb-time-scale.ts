@@ -1,0 +1,63 @@
+// The time scale of a lane whose quota announces no window (status-only and Retry-After lanes):
+// how much slower (> 1) or faster (< 1) its quota runs than the paper's (100 per 75 s), on which
+// every duration and rate of the options was measured. A lane reading a RateLimit-Policy runs on
+// the announced window instead (atb-adaptive.ts `scale`).
+//
+// The measurement is how long the quota lasted: the time from the lane's first admission to its
+// first 429. A bucket of B units drained at D − Q lasts B / (D − Q), k times longer when quota and
+// arrivals are k times slower. It also depends on the load and on when the lane came: across the
+// paper's scenarios at k = 1 it lasts up to 250 s (95th percentile). Up to drainBandHighMs the lane
+// keeps the durations as measured (scale 1: the k = 1 pacer, unchanged); a quota that lasted longer
+// is slower than the paper's, and the lane's scale is the drain over the k = 1 median. A shorter
+// drain is no evidence of a faster quota (a lane hammering the paper's bucket at 10/s drains it in
+// 12 s), so a faster quota is not detected: the exemption of docs/algorithms.md, "Time scale". A
+// lane that met its first 429 with fewer than two admissions measured nothing and stays at 1 (the
+// never-admitted lane's doubling finds any scale in log2(k) tries).
+import type { AtbConstants } from './atb-constants.js'
+
+/** What a lane has measured of its time scale; a plain record so that it can be saved. */
+export interface TimeScaleState {
+  /** From how long the quota lasted (1 until measured, or within the k = 1 band); never below 1. */
+  drain: number
+  /** Whether the lane has taken its one measurement. */
+  measured: boolean
+}
+
+type ScaleConstants = Pick<AtbConstants, 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions'>
+
+export class LaneTimeScale {
+  constructor(
+    private readonly o: ScaleConstants,
+    readonly state: TimeScaleState = { drain: 1, measured: false },
+  ) {}
+
+  /** The lane's time scale: 1 = the paper's. */
+  get value(): number {
+    return this.state.drain
+  }
+
+  /**
+   * The lane's first 429 that counts as congestion, `drainMs` after its first admission
+   * (undefined: never admitted), with `admissions` admitted before it. Measured once: a later
+   * spell starts from a lane already paced, whose 429s say how it paces, not how long the quota
+   * lasted.
+   */
+  noteFirstCongestion(drainMs: number | undefined, admissions: number): void {
+    if (this.state.measured) return
+    this.state.measured = true
+    // Fewer admissions: the lane came late to a quota already dry (or never got through), and
+    // its first 429 says nothing about how long the quota lasted.
+    if (drainMs === undefined || admissions < this.o.drainMinAdmissions) return
+    if (drainMs <= this.o.drainBandHighMs) return
+    this.state.drain = Math.max(drainMs, 1) / this.o.drainReferenceMs
+  }
+}
+
+/** A saved time scale, checked; undefined when absent or implausible (the lane measures again). */
+export function parseTimeScale(value: unknown): TimeScaleState | undefined {
+  if (value === null || typeof value !== 'object') return undefined
+  const v = value as Record<string, unknown>
+  const drain = v.drain
+  if (typeof drain !== 'number' || !Number.isFinite(drain) || drain < 1e-6 || drain > 1e6 || typeof v.measured !== 'boolean') return undefined
+  return { drain, measured: v.measured }
+}
