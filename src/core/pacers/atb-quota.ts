@@ -75,6 +75,8 @@ const SAMPLE_WINDOW_MS = 30_000
 const MAX_SAMPLE_AGE_MS = 300_000
 /** Shortest span the fleet's spending is averaged over (remaining is whole units: shorter is noise). */
 const MIN_SAMPLE_SPAN_MS = 3_000
+/** Relative float noise in a rate computed at two time scales (≈ 1e4 ulps). */
+const RATE_TIE_RATIO = 1e-12
 const MAX_SAMPLES = 64
 /**
  * With quota guidance the fleet may spend what is left down to this reserve, over this
@@ -297,7 +299,8 @@ export function shareDelayMs(
     if (left - cost >= reserve) return 0
     ownPerSecond = rate
   } else {
-    if (fleet.perSecond <= target) return 0
+    // Within float noise of the target is on it: the same decision at every time scale.
+    if (fleet.perSecond <= target * (1 + RATE_TIE_RATIO)) return 0
     ownPerSecond = (fleet.ownPerSecond * Math.max(target, 0)) / fleet.perSecond
   }
   // A lane learns only from its own responses, so its spacing is capped: it must come back
