@@ -8,7 +8,8 @@
 // warm-up, pinning, drift — and must read 1 within noise. (The "naive pass-through" is
 // no control: `compose` wraps `request`'s handler and the Agent unwraps it again,
 // parsing the headers, which costs real CPU; see docs/node.md.)
-//  - throughput at 64 concurrent requests on loopback, >= 5 rounds; in each round the
+//  - throughput at 64 concurrent requests on loopback, >= 5 rounds (25 by default, more while
+//    the A/A control's median is not yet resolved to ±1%, up to --max-runs); in each round the
 //    dispatchers take turns in 250 ms slices (so load from other processes hits all
 //    of them alike), `seconds` each in total, the turn order reversed every pass;
 //    `throughputRatio` is the median, over pass pairs (a forward pass and the reversed
@@ -19,7 +20,7 @@
 //  - added median latency at concurrency 1.
 // The load average is printed and saved with the figures: on a busy machine the
 // throughput figures scatter, so read them with it.
-// Usage: npx tsx bench/node.ts [--runs 25] [--seconds 1] [--warm 2] [--serial 3000]
+// Usage: npx tsx bench/node.ts [--runs 25] [--max-runs 75] [--seconds 1] [--warm 2] [--serial 3000]
 import { fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -171,6 +172,19 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
+/**
+ * Whether the A/A control's median pair ratio is known to within ±1%: the median of n ratios
+ * with spread σ lands within about 1.25·σ/√n of the truth, σ estimated from the quartiles
+ * (IQR / 1.35, robust to the odd disturbed pair). What decides how many rounds a run needs is
+ * the noise the run measured, not a count fixed for some other machine's load.
+ */
+function controlResolved(control: number[], plain: number[]): boolean {
+  const ratios = control.map((rate, i) => rate / plain[i]!)
+  if (ratios.length < 8) return false
+  const sigma = (quantile(ratios, 0.75) - quantile(ratios, 0.25)) / 1.35
+  return (1.25 * sigma) / Math.sqrt(ratios.length) <= 0.01
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -181,12 +195,16 @@ async function main(): Promise<void> {
       // heavy load (15 on 2 cores) pairs scatter by ±25% and no round count resolves 2%:
       // then read the CPU ratios, which waiting for a core does not move.
       runs: { type: 'string', default: '25' },
+      // Past `runs`, rounds go on while the control's pairs scatter too much for its median to
+      // be known within ±1% (see controlResolved), and stop here whatever.
+      'max-runs': { type: 'string', default: '75' },
       seconds: { type: 'string', default: '1' },
       warm: { type: 'string', default: '2' },
       serial: { type: 'string', default: '3000' },
     },
   })
-  const runs = Math.max(5, Number(values.runs))
+  const minRuns = Math.max(5, Number(values.runs))
+  const maxRuns = Math.max(minRuns, Number(values['max-runs']))
   const seconds = Number(values.seconds)
   const warmSeconds = Number(values.warm)
   const serialCount = Number(values.serial)
@@ -215,7 +233,11 @@ async function main(): Promise<void> {
     // Warm all: connections open, JIT settled (tsx compiles on first use).
     for (const subject of subjects) await slice(server.url, subject.dispatcher, warmSeconds)
     // Interleaved rounds, rotating who goes first, so drift (load, GC) hits all alike.
-    for (let run = 0; run < runs; run++) await runRound(server.url, subjects, seconds, run % subjects.length)
+    let runs = 0
+    while (runs < minRuns || (runs < maxRuns && !controlResolved(control.pairs, plain.pairs))) {
+      await runRound(server.url, subjects, seconds, runs % subjects.length)
+      runs++
+    }
     for (let round = 0; round < 4; round++) {
       for (const subject of subjects) {
         subject.latencies.push(...(await serialLatencies(server.url, subject.dispatcher, serialCount / 4)))
@@ -237,20 +259,21 @@ async function main(): Promise<void> {
 
     console.log(`\nbench:node — ${runs} rounds × ${seconds}s each (in ${SLICE_SECONDS * 1000} ms slices taken in turn) at concurrency ${CONCURRENCY}, ${serialCount} serial requests, Node ${process.version}, ${availableParallelism()} CPUs`)
     console.log(`load average (1/5/15 min): ${load(loadBefore)} before, ${load(loadAfter)} after; ${pinning.pinned ? 'pinned: ' : 'not pinned: '}${pinning.detail}\n`)
-    console.log('| dispatcher                 | median req/s | runs (req/s)                                    | client CPU µs/req | p50 µs (c=1) |')
-    console.log('|----------------------------|-------------:|-------------------------------------------------|------------------:|-------------:|')
+    console.log('| dispatcher                 | median req/s | ÷ plain (pairs) | client CPU µs/req | CPU ÷ plain | p50 µs (c=1) | runs (req/s) |')
+    console.log('|----------------------------|-------------:|----------------:|------------------:|------------:|-------------:|--------------|')
     for (const subject of subjects) {
+      const ratio = subject === plain ? '1 (reference)' : median(paired(subject, plain)).toFixed(3)
       console.log(
-        `| ${subject.name.padEnd(26)} | ${round(median(rps(subject))).toString().padStart(12)} | ${rps(subject).map(round).join(' ').padEnd(47)} | ${cpu(subject).toFixed(1).padStart(17)} | ${median(subject.latencies).toFixed(1).padStart(12)} |`,
+        `| ${subject.name.padEnd(26)} | ${round(median(rps(subject))).toString().padStart(12)} | ${ratio.padStart(15)} | ${cpu(subject).toFixed(1).padStart(17)} | ${(cpu(subject) / cpu(plain)).toFixed(3).padStart(11)} | ${median(subject.latencies).toFixed(1).padStart(12)} | ${rps(subject).map(round).join(' ')} |`,
       )
     }
     console.log(`\nthroughput ratio (politeAgent / plain, median of pass-pair ratios): ${throughputRatio.toFixed(3)} (target >= 0.95)`)
     console.log(`  ${paired(polite, plain).length} pass pairs, quartiles ${quartiles(paired(polite, plain))}; ratio of medians: ${ratioOfMedians.toFixed(3)}`)
-    console.log(`control: a second plain Agent / plain ${controlRatio.toFixed(3)} (the bench's own bias; must read 1 ± 0.02)`)
+    console.log(`control: a second plain Agent / plain ${controlRatio.toFixed(3)} (the bench's own bias; must read 1 ± 0.02); ${controlResolved(control.pairs, plain.pairs) ? 'resolved to ±1%' : `NOT resolved to ±1% in ${runs} rounds (--max-runs)`}`)
     console.log(`  quartiles ${quartiles(paired(control, plain))}; client CPU per request, plain / control: ${(cpu(plain) / cpu(control)).toFixed(3)}`)
     console.log(`context: politeInterceptor / plain ${median(paired(composed, plain)).toFixed(3)}, naive pass-through / plain ${median(paired(noop, plain)).toFixed(3)}`)
     console.log(`client CPU per request: politeAgent ${cpu(polite).toFixed(1)} µs vs plain ${cpu(plain).toFixed(1)} µs (+${(cpu(polite) - cpu(plain)).toFixed(1)})`)
-    console.log(`added p50 at concurrency 1: ${addedP50Micros.toFixed(1)} µs\n`)
+    console.log(`added p50 at concurrency 1: ${addedP50Micros.toFixed(1)} µs (the control: ${(median(control.latencies) - median(plain.latencies)).toFixed(1)} µs)\n`)
 
     const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'node.json')
     mkdirSync(dirname(out), { recursive: true })
@@ -262,6 +285,9 @@ async function main(): Promise<void> {
       throughputRatioInterceptor: Number(median(paired(composed, plain)).toFixed(4)),
       throughputRatioPassThrough: Number(median(paired(noop, plain)).toFixed(4)),
       controlRatio: Number(controlRatio.toFixed(4)),
+      /** Whether the rounds run resolved the control's median to ±1% (else --max-runs stopped them). */
+      controlResolved: controlResolved(control.pairs, plain.pairs),
+      controlAddedP50Micros: Number((median(control.latencies) - median(plain.latencies)).toFixed(1)),
       controlCpuRatio: Number((cpu(plain) / cpu(control)).toFixed(4)),
       cpuRatio: Number((cpu(plain) / cpu(polite)).toFixed(4)),
       addedCpuMicrosPerRequest: Number((cpu(polite) - cpu(plain)).toFixed(1)),

@@ -43,10 +43,24 @@ export function hasHeader(headers: UndiciHeaders, name: string): boolean {
 // last-hit check) serves the dispatcher's `opts.origin` strings too.
 const origins = new OriginCache()
 
+// The origin a dispatch names is almost always the one the previous dispatch named
+// (undici's `request` and `fetch` pass `url.origin`, already normalised): one string
+// compare answers it, before the cache's own scan of the scheme and authority.
+let lastOrigin: string | undefined
+let lastScope = ''
+
 /** The default lane key: the request's origin (`http://host:port`), normalised. */
 export function originScope(origin: Dispatcher.DispatchOptions['origin']): string {
   if (origin == null) return ''
   if (typeof origin !== 'string') return origin.origin
+  if (origin === lastOrigin) return lastScope
+  const scope = parsedOrigin(origin)
+  lastOrigin = origin
+  lastScope = scope
+  return scope
+}
+
+function parsedOrigin(origin: string): string {
   const cached = origins.originOf(origin)
   if (typeof cached === 'string') return cached
   // null: the cache already tried the parse and it failed; do not fail it again per request.
@@ -122,10 +136,12 @@ for (const name of SIGNAL_HEADER_NAMES) {
 }
 
 function mayBeSignalName(name: Buffer | string | ReadonlyArray<Buffer | string>): boolean {
-  if (typeof name === 'string') return signalHeaderNames.has(name.toLowerCase())
+  // Signal names are ASCII, so a string and its bytes have the same length: one table read
+  // rules out most names (content-type, date, …) before any lower-casing.
+  if (typeof name === 'string') return SIGNAL_LENGTHS[name.length] === 1 && signalHeaderNames.has(name.toLowerCase())
   if (!(name instanceof Uint8Array)) return true
   // ASCII lower-casing of the first byte (| 0x20) suffices for the test: names are tokens.
-  if (name.length > 255 || SIGNAL_LENGTHS[name.length] === 0 || SIGNAL_FIRST_BYTES[name[0]! | 0x20] === 0) return false
+  if (SIGNAL_LENGTHS[name.length] !== 1 || SIGNAL_FIRST_BYTES[name[0]! | 0x20] === 0) return false
   return signalHeaderNames.has(Buffer.from(name.buffer, name.byteOffset, name.length).toString('latin1').toLowerCase())
 }
 
@@ -144,5 +160,19 @@ export function readRawResponseSignalsAt(status: number, raw: RawHeaders | null 
       if (mayBeSignalName(raw[i]!)) return readResponseSignals(status, parseRawHeaders(raw), typeof now === 'number' ? now : now())
     }
   }
-  return statusSignal(status, typeof now === 'number' ? now : now())
+  // A status alone says the same at any time (statusSignal never reads `now` without fields):
+  // no clock read for the usual response.
+  return statusOnly(status)
+}
+
+// The status of the last response and its Signal: a run of 200s costs one compare each.
+let lastStatus = -1
+let lastStatusSignal: Signal | undefined
+
+function statusOnly(status: number): Signal {
+  if (status === lastStatus) return lastStatusSignal!
+  const signal = statusSignal(status, 0)
+  lastStatus = status
+  lastStatusSignal = signal
+  return signal
 }

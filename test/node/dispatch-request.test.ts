@@ -5,6 +5,7 @@ import {
   originScope,
   parseRawHeaders,
   readRawResponseSignals,
+  readRawResponseSignalsAt,
   readResponseSignals,
   ResponseHeaderSource,
 } from '../../src/node/dispatch-request.js'
@@ -30,6 +31,19 @@ describe('originScope', () => {
     expect(originScope(new URL('https://example.com:8443/path'))).toBe('https://example.com:8443')
     expect(originScope('not a url')).toBe('not a url')
     expect(originScope(undefined)).toBe('')
+  })
+
+  it('answers a repeated origin from the last one, and a different one afresh', () => {
+    // Built at run time, as undici's `url.origin` is: equal strings, not the same object.
+    const port = 8000 + Math.floor(Math.random() * 1000)
+    const origin = (host: string): string => `${'http'}://${host}:${port}`
+    expect(originScope(origin('a.example'))).toBe(`http://a.example:${port}`)
+    expect(originScope(origin('a.example'))).toBe(`http://a.example:${port}`)
+    expect(originScope(origin('B.example'))).toBe(`http://b.example:${port}`)
+    expect(originScope(origin('a.example'))).toBe(`http://a.example:${port}`)
+    expect(originScope('not a url')).toBe('not a url')
+    expect(originScope('not a url')).toBe('not a url')
+    expect(originScope(origin('B.example'))).toBe(`http://b.example:${port}`)
   })
 })
 
@@ -91,5 +105,26 @@ describe('raw headers (undici’s callback handler API)', () => {
     expect(signal).toEqual({ kind: 'ok', status: 200 })
     expect(signal).toBe(readResponseSignals(200, {}, 2))
     expect(readRawResponseSignals(503, null, 1)).toEqual({ kind: 'overloaded', status: 503 })
+  })
+
+  it('reads the clock only when a rate-limit field is there, and keeps each status its own signal', () => {
+    let reads = 0
+    const now = (): number => {
+      reads++
+      return 1_700_000_000_000
+    }
+    const plain = raw('Content-Type', 'application/json', 'Content-Length', '11', 'Date', 'Sat, 29 Nov 2026 16:00:00 GMT')
+    expect(readRawResponseSignalsAt(200, plain, now)).toEqual({ kind: 'ok', status: 200 })
+    expect(readRawResponseSignalsAt(429, plain, now)).toEqual({ kind: 'throttled', status: 429 })
+    expect(readRawResponseSignalsAt(200, plain, now)).toEqual({ kind: 'ok', status: 200 })
+    expect(readRawResponseSignalsAt(503, null, now)).toEqual({ kind: 'overloaded', status: 503 })
+    expect(reads).toBe(0)
+    expect(readRawResponseSignalsAt(429, raw('Retry-After', '2'), now)).toMatchObject({ kind: 'throttled', retryAt: 1_700_000_002_000 })
+    expect(reads).toBe(1)
+  })
+
+  it('finds rate-limit names given as strings in any case, and skips other names', () => {
+    expect(readRawResponseSignalsAt(429, ['RETRY-AFTER', '3'], 1_000)).toMatchObject({ retryAt: 4_000 })
+    expect(readRawResponseSignalsAt(429, ['x-retry-after-not-a-signal', '3'], 1_000)).toEqual({ kind: 'throttled', status: 429 })
   })
 })
