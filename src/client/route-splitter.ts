@@ -1,15 +1,25 @@
 // The limiter's side of learning route splits from status codes (the rule is pure, in
 // core/route-split.ts). From a lane's first 429 on, each attempt's outcome is recorded by
 // route. The rule is asked about the route of the lane's latest 429 whenever evidence
-// arrives: another 429 of it, or a success of another route. When it says that route
-// has a limit of its own, the route gets a lane of its own (`scope#~route:…`): one of its
-// jobs tells the shell to send later requests of the route there, and its calls waiting
-// or in flight in the lane move along. When every recent 429 of the lane came from that
-// route, the lane's pacer (cut by those 429s) is replaced by a fresh one, so the other
-// routes stop paying for it; the route's new lane starts from what that pacer learned. Clean path: one property read and one comparison per attempt.
+// arrives: another 429 of it, or a success of another route.
+//
+// A shared lane cannot gather that evidence by itself: the route's first 429s cut the
+// lane's pacer, and the other routes, queued behind, are then sent too seldom to show
+// whether the server still admits them. So as soon as the route was refused and no other
+// route was (and another route waits or was admitted since), the route gets a trial lane
+// of its own (`scope#~route:…`): one of its jobs tells the shell to send the route's later
+// requests there, its waiting and in-flight calls move along, and the old lane's pacer
+// (cut by the route's 429s alone) is replaced by a fresh one. The trial lane's pacer
+// (core/split-lane-pacer.ts) starts from what the old one learned and still waits for the
+// origin's pacer before each send. Both lanes keep recording into one record, so the rule
+// sees the order of the answers across them; it then confirms the split (a `split` event)
+// or, when the other routes are refused as often as the route, finds a shared quota and
+// turns the trial lane joint: a second queue on the origin's pacer. Clean path: one
+// property read and one comparison per attempt.
 import { RouteOutcomes, type RouteSplitVerdict, splitPolicyName } from '../core/route-split.js'
 import { policyScope } from '../core/scope.js'
-import type { Pacer, Signal } from '../core/types.js'
+import { SplitLanePacer } from '../core/split-lane-pacer.js'
+import type { Pacer, PacerState, Signal } from '../core/types.js'
 import type { Call } from './call.js'
 import type { Lane } from './lane.js'
 import type { LaneRegistry } from './lane-registry.js'
@@ -23,13 +33,42 @@ export interface SplitHost {
   runningCalls(): readonly Call<unknown>[]
 }
 
-/** What a lane keeps while it is recording (from its first 429 until a quiet window). */
+/** A route on trial in a lane of its own, not yet judged. */
+interface RouteTrial {
+  route: string
+  lane: Lane
+  pacer: SplitLanePacer | undefined
+}
+
+/** What a lane keeps while it is recording (from its first 429 until a quiet stretch). */
 export class LaneRouteRecord {
   readonly outcomes = new RouteOutcomes()
+  /** The lane the record belongs to (a trial lane shares its origin's record). */
+  readonly home: Lane
   /** The route of the lane's latest 429: the one a split would move. */
   candidate: string | undefined = undefined
   /** A job of that route, which knows how to send its route's later requests elsewhere. */
   candidateJob: Job<unknown> | undefined = undefined
+  trial: RouteTrial | undefined = undefined
+  /**
+   * The lane's pacer state just before its first 429 of this record: what the lane knew
+   * before the route's 429s cut it. Undefined when the lane had no pacer yet (restoring).
+   */
+  readonly before: PacerState | undefined
+  /** The lane's 429 count when `before` was taken. */
+  readonly throttledBefore: number
+
+  constructor(home: Lane, now: number) {
+    this.home = home
+    this.throttledBefore = home.throttled
+    let before: PacerState | undefined
+    try {
+      before = home.pacer?.toJSON(now)
+    } catch {
+      before = undefined // a pacer that cannot write its state: the split starts it afresh
+    }
+    this.before = before
+  }
 }
 
 /** Whether the attempt's outcome needs a look: the lane is recording, or this is a 429 that may start it. */
@@ -42,49 +81,66 @@ export function noteRoute(host: SplitHost, call: Call<unknown>, lane: Lane, sign
   const kind = signal.kind
   if (kind !== 'ok' && kind !== 'throttled') return // 503s and network errors say nothing about routes
   let record = lane.routeRecord
-  if (record !== undefined && kind === 'ok' && record.outcomes.quiet(now)) {
-    // No 429 for a whole window: back to the clean path.
+  const trial = record?.trial
+  if (record !== undefined && trial === undefined && kind === 'ok' && record.outcomes.quiet()) {
+    // No 429 for a long stretch of outcomes: back to the clean path.
     lane.routeRecord = undefined
     return
   }
   const job = call.job
-  if (typeof job.learnRoute !== 'function') return
-  const route = job.route
+  // A trial lane holds one route; its jobs no longer name it (they left their origin's lane).
+  const route = trial !== undefined && lane === trial.lane ? trial.route : job.route
   if (typeof route !== 'string' || route.length === 0) return
   if (record === undefined) {
-    if (kind !== 'throttled') return
-    record = lane.routeRecord = new LaneRouteRecord()
+    if (kind !== 'throttled' || typeof job.learnRoute !== 'function') return
+    record = lane.routeRecord = new LaneRouteRecord(lane, now)
   }
-  record.outcomes.record(route, kind === 'throttled', now)
+  record.outcomes.record(route, kind === 'throttled')
+  if (trial !== undefined) {
+    judgeTrial(host, record, trial, now)
+    return
+  }
   if (kind === 'throttled') {
+    if (typeof job.learnRoute !== 'function') return
     record.candidate = route
     record.candidateJob = job
   } else if (record.candidate === undefined || record.candidate === route) {
     return
   }
   const candidate = record.candidate as string
-  const verdict = record.outcomes.verdict(candidate, now)
-  if (verdict.split) split(host, call, lane, record, candidate, verdict, now)
+  const verdict = record.outcomes.verdict(candidate, othersWaiting(host, lane, candidate))
+  if (!verdict.split && !verdict.trial) return
+  const started = startTrial(host, call, lane, record, candidate, now)
+  if (started !== undefined && verdict.split) confirm(host, record, started, verdict)
 }
 
-function split(
-  host: SplitHost,
-  call: Call<unknown>,
-  lane: Lane,
-  record: LaneRouteRecord,
-  route: string,
-  verdict: RouteSplitVerdict,
-  now: number,
-): void {
+function judgeTrial(host: SplitHost, record: LaneRouteRecord, trial: RouteTrial, now: number): void {
+  const verdict = record.outcomes.verdict(trial.route)
+  if (verdict.shared) {
+    // A shared quota after all: the route paces with its origin again.
+    if (trial.pacer !== undefined) trial.pacer.joint = true
+    end(record, trial)
+    registryWake(host, trial.lane, now)
+  } else if (verdict.split) {
+    confirm(host, record, trial, verdict)
+  }
+}
+
+function othersWaiting(host: SplitHost, lane: Lane, route: string): boolean {
+  const other = (call: Call<unknown>): boolean => call.lane === lane && typeof call.job.route === 'string' && call.job.route !== route
+  return lane.queue.toArray().some(other) || host.runningCalls().some(other)
+}
+
+/** Moves `route` (its later requests, queued and in-flight calls) to a lane of its own. */
+function startTrial(host: SplitHost, call: Call<unknown>, lane: Lane, record: LaneRouteRecord, route: string, now: number): RouteTrial | undefined {
   const policy = splitPolicyName(route)
   const learner = record.candidateJob
   record.candidate = undefined
   record.candidateJob = undefined
-  record.outcomes.forget(route)
   try {
     learner?.learnRoute?.(policy)
   } catch {
-    return // a shell that cannot route there: keep the lane as it is
+    return undefined // a shell that cannot route there: keep the lane as it is
   }
   const registry = host.registry
   const target = registry.laneFor(policyScope(lane.scope, policy), now)
@@ -110,29 +166,60 @@ function split(
   // The route's Retry-After gated the lane: the gate goes with the route.
   if (lane.gateUntil > target.gateUntil) target.gateUntil = lane.gateUntil
 
-  const pacerReset = verdict.otherThrottled === 0 && lane.pacer !== undefined
-  if (pacerReset) {
+  let pacer: SplitLanePacer | undefined
+  if (target.pacer instanceof SplitLanePacer) pacer = target.pacer
+  else if (target.pacer !== undefined) {
+    const scope = lane.scope
+    pacer = target.pacer = new SplitLanePacer(target.pacer, () => registry.lanes.get(scope)?.pacer)
+  }
+  // Every 429 the lane's pacer learned from was the route's (the trial's condition): it goes
+  // back to what it knew before them. A trial started on the record's first 429 finds the
+  // pacer untouched (it learns from an answer only after this).
+  if (lane.pacer !== undefined && lane.throttled > record.throttledBefore) {
     const previousPerSecond = (lane.pacer as Pacer).ratePerSecond
-    registry.resetPacer(lane, now)
+    const registry = host.registry
+    lane.pacer = registry.createPacer(now, record.before)
+    lane.gateUntil = 0
+    registry.persistence?.markDirty(lane)
     const ratePerSecond = (lane.pacer as Pacer).ratePerSecond
     if (ratePerSecond !== previousPerSecond && host.emitter.has('rate')) {
       host.emitter.emit('rate', { scope: lane.scope, ratePerSecond, previousPerSecond })
     }
   }
+  const trial: RouteTrial = { route, lane: target, pacer }
+  record.trial = trial
+  target.routeRecord = record
   // Pumped from a timer, not here: the limiter is in the middle of settling an attempt.
   registry.scheduleWake(target, now, now)
   registry.scheduleWake(lane, now, now)
+  return trial
+}
+
+function confirm(host: SplitHost, record: LaneRouteRecord, trial: RouteTrial, verdict: RouteSplitVerdict): void {
+  end(record, trial)
   if (host.emitter.has('split')) {
+    const scope = record.home.scope
     host.emitter.emit('split', {
-      scope: lane.scope,
-      splitScope: target.scope,
-      route,
-      policy,
+      scope,
+      splitScope: trial.lane.scope,
+      route: trial.route,
+      policy: splitPolicyName(trial.route),
       throttled: verdict.throttled,
       otherSuccesses: verdict.otherSuccesses,
-      pacerReset,
+      pacerReset: true,
     })
   }
+}
+
+/** The trial is judged: the route's outcomes leave the record, its lane stops recording. */
+function end(record: LaneRouteRecord, trial: RouteTrial): void {
+  record.trial = undefined
+  record.outcomes.forget(trial.route)
+  if (trial.lane.routeRecord === record) trial.lane.routeRecord = undefined
+}
+
+function registryWake(host: SplitHost, lane: Lane, now: number): void {
+  host.registry.scheduleWake(lane, now, now)
 }
 
 function moveTo(call: Call<unknown>, target: Lane): void {
