@@ -110,8 +110,8 @@ export function noteRoute(host: SplitHost, call: Call<unknown>, lane: Lane, sign
   const candidate = record.candidate as string
   const verdict = record.outcomes.verdict(candidate, othersWaiting(host, lane, candidate))
   if (!verdict.split && !verdict.trial) return
-  const started = startTrial(host, call, lane, record, candidate, now)
-  if (started !== undefined && verdict.split) confirm(host, record, started, verdict)
+  const started = startTrial(host, call, lane, record, candidate, verdict, now)
+  if (started !== undefined && verdict.split) end(record, started)
 }
 
 function judgeTrial(host: SplitHost, record: LaneRouteRecord, trial: RouteTrial, now: number): void {
@@ -122,7 +122,7 @@ function judgeTrial(host: SplitHost, record: LaneRouteRecord, trial: RouteTrial,
     end(record, trial)
     registryWake(host, trial.lane, now)
   } else if (verdict.split) {
-    confirm(host, record, trial, verdict)
+    end(record, trial)
   }
 }
 
@@ -132,7 +132,15 @@ function othersWaiting(host: SplitHost, lane: Lane, route: string): boolean {
 }
 
 /** Moves `route` (its later requests, queued and in-flight calls) to a lane of its own. */
-function startTrial(host: SplitHost, call: Call<unknown>, lane: Lane, record: LaneRouteRecord, route: string, now: number): RouteTrial | undefined {
+function startTrial(
+  host: SplitHost,
+  call: Call<unknown>,
+  lane: Lane,
+  record: LaneRouteRecord,
+  route: string,
+  verdict: RouteSplitVerdict,
+  now: number,
+): RouteTrial | undefined {
   const policy = splitPolicyName(route)
   const learner = record.candidateJob
   record.candidate = undefined
@@ -175,7 +183,8 @@ function startTrial(host: SplitHost, call: Call<unknown>, lane: Lane, record: La
   // Every 429 the lane's pacer learned from was the route's (the trial's condition): it goes
   // back to what it knew before them. A trial started on the record's first 429 finds the
   // pacer untouched (it learns from an answer only after this).
-  if (lane.pacer !== undefined && lane.throttled > record.throttledBefore) {
+  const pacerReset = lane.pacer !== undefined && lane.throttled > record.throttledBefore
+  if (pacerReset) {
     const previousPerSecond = (lane.pacer as Pacer).ratePerSecond
     const registry = host.registry
     lane.pacer = registry.createPacer(now, record.before)
@@ -192,23 +201,18 @@ function startTrial(host: SplitHost, call: Call<unknown>, lane: Lane, record: La
   // Pumped from a timer, not here: the limiter is in the middle of settling an attempt.
   registry.scheduleWake(target, now, now)
   registry.scheduleWake(lane, now, now)
-  return trial
-}
-
-function confirm(host: SplitHost, record: LaneRouteRecord, trial: RouteTrial, verdict: RouteSplitVerdict): void {
-  end(record, trial)
   if (host.emitter.has('split')) {
-    const scope = record.home.scope
     host.emitter.emit('split', {
-      scope,
-      splitScope: trial.lane.scope,
-      route: trial.route,
-      policy: splitPolicyName(trial.route),
+      scope: lane.scope,
+      splitScope: target.scope,
+      route,
+      policy,
       throttled: verdict.throttled,
       otherSuccesses: verdict.otherSuccesses,
-      pacerReset: true,
+      pacerReset,
     })
   }
+  return trial
 }
 
 /** The trial is judged: the route's outcomes leave the record, its lane stops recording. */
