@@ -1,25 +1,24 @@
 // The limiter's side of learning route splits from status codes (the rule is pure, in
 // core/route-split.ts). From a lane's first 429 on, each attempt's outcome is recorded by
-// route. The rule is asked about the route of the lane's latest 429 whenever evidence
-// arrives: another 429 of it, or a success of another route.
+// route, before the lane's pacer learns from it.
 //
-// A shared lane cannot gather that evidence by itself: the route's first 429s cut the
+// A shared lane cannot gather the evidence by itself: the route's first 429s cut the
 // lane's pacer, and the other routes, queued behind, are then sent too seldom to show
-// whether the server still admits them. So as soon as the route was refused and no other
-// route was (and another route waits or was admitted since), the route gets a trial lane
-// of its own (`scope#~route:…`): one of its jobs tells the shell to send the route's later
-// requests there, its waiting and in-flight calls move along, and the old lane's pacer
-// (cut by the route's 429s alone) is replaced by a fresh one. The trial lane's pacer
-// (core/split-lane-pacer.ts) starts from what the old one learned and still waits for the
-// origin's pacer before each send. Both lanes keep recording into one record, so the rule
-// sees the order of the answers across them; it then confirms the split (a `split` event)
-// or, when the other routes are refused as often as the route, finds a shared quota and
-// turns the trial lane joint: a second queue on the origin's pacer. Clean path: one
+// whether the server still admits them. So the route whose 429 no other route shares gets
+// a trial lane of its own (`scope#~route:…`) as soon as another route waits behind it or
+// was admitted since: one of its jobs tells the shell to send the route's later requests
+// there, its waiting and in-flight calls move along (the 429 that decided it included, so
+// the origin's pacer never learns from it), and a `split` event is emitted. The trial
+// lane's pacer (core/split-lane-pacer.ts) starts from what the origin's had learned and
+// still waits for the origin's pacer before each send, so the origin's pace holds for it.
+// Both lanes keep recording into one record until the rule confirms the split; one route
+// per lane is on trial at a time, so under a quota that all routes share, at most one
+// route leaves before the evidence says it has a limit of its own. Clean path: one
 // property read and one comparison per attempt.
 import { RouteOutcomes, type RouteSplitVerdict, splitPolicyName } from '../core/route-split.js'
 import { policyScope } from '../core/scope.js'
 import { SplitLanePacer } from '../core/split-lane-pacer.js'
-import type { Pacer, PacerState, Signal } from '../core/types.js'
+import type { Signal } from '../core/types.js'
 import type { Call } from './call.js'
 import type { Lane } from './lane.js'
 import type { LaneRegistry } from './lane-registry.js'
@@ -37,37 +36,21 @@ export interface SplitHost {
 interface RouteTrial {
   route: string
   lane: Lane
-  pacer: SplitLanePacer | undefined
 }
 
 /** What a lane keeps while it is recording (from its first 429 until a quiet stretch). */
 export class LaneRouteRecord {
   readonly outcomes = new RouteOutcomes()
   /** The lane the record belongs to (a trial lane shares its origin's record). */
-  readonly home: Lane
+  home: Lane
   /** The route of the lane's latest 429: the one a split would move. */
   candidate: string | undefined = undefined
   /** A job of that route, which knows how to send its route's later requests elsewhere. */
   candidateJob: Job<unknown> | undefined = undefined
   trial: RouteTrial | undefined = undefined
-  /**
-   * The lane's pacer state just before its first 429 of this record: what the lane knew
-   * before the route's 429s cut it. Undefined when the lane had no pacer yet (restoring).
-   */
-  readonly before: PacerState | undefined
-  /** The lane's 429 count when `before` was taken. */
-  readonly throttledBefore: number
 
-  constructor(home: Lane, now: number) {
+  constructor(home: Lane) {
     this.home = home
-    this.throttledBefore = home.throttled
-    let before: PacerState | undefined
-    try {
-      before = home.pacer?.toJSON(now)
-    } catch {
-      before = undefined // a pacer that cannot write its state: the split starts it afresh
-    }
-    this.before = before
   }
 }
 
@@ -93,11 +76,12 @@ export function noteRoute(host: SplitHost, call: Call<unknown>, lane: Lane, sign
   if (typeof route !== 'string' || route.length === 0) return
   if (record === undefined) {
     if (kind !== 'throttled' || typeof job.learnRoute !== 'function') return
-    record = lane.routeRecord = new LaneRouteRecord(lane, now)
+    record = lane.routeRecord = new LaneRouteRecord(lane)
   }
   record.outcomes.record(route, kind === 'throttled')
   if (trial !== undefined) {
-    judgeTrial(host, record, trial, now)
+    if (lane === trial.lane) rejoin(host, record)
+    judgeTrial(record, trial)
     return
   }
   if (kind === 'throttled') {
@@ -114,16 +98,17 @@ export function noteRoute(host: SplitHost, call: Call<unknown>, lane: Lane, sign
   if (started !== undefined && verdict.split) end(record, started)
 }
 
-function judgeTrial(host: SplitHost, record: LaneRouteRecord, trial: RouteTrial, now: number): void {
-  const verdict = record.outcomes.verdict(trial.route)
-  if (verdict.shared) {
-    // A shared quota after all: the route paces with its origin again.
-    if (trial.pacer !== undefined) trial.pacer.joint = true
-    end(record, trial)
-    registryWake(host, trial.lane, now)
-  } else if (verdict.split) {
-    end(record, trial)
-  }
+/** A confirmed split ends the trial (and lets another route of the lane be tried). */
+function judgeTrial(record: LaneRouteRecord, trial: RouteTrial): void {
+  if (record.outcomes.verdict(trial.route).split) end(record, trial)
+}
+
+/** The origin's lane was evicted while idle and made anew: the trial's record follows it there. */
+function rejoin(host: SplitHost, record: LaneRouteRecord): void {
+  const current = host.registry.lanes.get(record.home.scope)
+  if (current === undefined || current === record.home) return
+  record.home = current
+  current.routeRecord = record
 }
 
 function othersWaiting(host: SplitHost, lane: Lane, route: string): boolean {
@@ -174,28 +159,11 @@ function startTrial(
   // The route's Retry-After gated the lane: the gate goes with the route.
   if (lane.gateUntil > target.gateUntil) target.gateUntil = lane.gateUntil
 
-  let pacer: SplitLanePacer | undefined
-  if (target.pacer instanceof SplitLanePacer) pacer = target.pacer
-  else if (target.pacer !== undefined) {
+  if (target.pacer !== undefined && !(target.pacer instanceof SplitLanePacer)) {
     const scope = lane.scope
-    pacer = target.pacer = new SplitLanePacer(target.pacer, () => registry.lanes.get(scope)?.pacer)
+    target.pacer = new SplitLanePacer(target.pacer, () => registry.lanes.get(scope)?.pacer)
   }
-  // Every 429 the lane's pacer learned from was the route's (the trial's condition): it goes
-  // back to what it knew before them. A trial started on the record's first 429 finds the
-  // pacer untouched (it learns from an answer only after this).
-  const pacerReset = lane.pacer !== undefined && lane.throttled > record.throttledBefore
-  if (pacerReset) {
-    const previousPerSecond = (lane.pacer as Pacer).ratePerSecond
-    const registry = host.registry
-    lane.pacer = registry.createPacer(now, record.before)
-    lane.gateUntil = 0
-    registry.persistence?.markDirty(lane)
-    const ratePerSecond = (lane.pacer as Pacer).ratePerSecond
-    if (ratePerSecond !== previousPerSecond && host.emitter.has('rate')) {
-      host.emitter.emit('rate', { scope: lane.scope, ratePerSecond, previousPerSecond })
-    }
-  }
-  const trial: RouteTrial = { route, lane: target, pacer }
+  const trial: RouteTrial = { route, lane: target }
   record.trial = trial
   target.routeRecord = record
   // Pumped from a timer, not here: the limiter is in the middle of settling an attempt.
@@ -209,7 +177,10 @@ function startTrial(
       policy,
       throttled: verdict.throttled,
       otherSuccesses: verdict.otherSuccesses,
-      pacerReset,
+      // The origin's pacer is left as it is: a trial started on the route's first 429 finds it
+      // untouched (it learns from an answer only after this); a later one keeps what the lane
+      // learned, since handing a queued backlog a fresh pacer bursts it into the quota.
+      pacerReset: false,
     })
   }
   return trial
@@ -220,10 +191,6 @@ function end(record: LaneRouteRecord, trial: RouteTrial): void {
   record.trial = undefined
   record.outcomes.forget(trial.route)
   if (trial.lane.routeRecord === record) trial.lane.routeRecord = undefined
-}
-
-function registryWake(host: SplitHost, lane: Lane, now: number): void {
-  host.registry.scheduleWake(lane, now, now)
 }
 
 function moveTo(call: Call<unknown>, target: Lane): void {

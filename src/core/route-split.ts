@@ -41,11 +41,6 @@ export interface RouteSplitVerdict {
    * tell the two cases apart.
    */
   trial: boolean
-  /**
-   * Evidence of a shared quota: since the route's first 429 the other routes were refused at
-   * least as often (as a share of their outcomes) as the route, at least `minThrottled − 1` times.
-   */
-  shared: boolean
   /** The route's 429s and outcomes, from its first 429 in its ring on. */
   throttled: number
   outcomes: number
@@ -147,7 +142,6 @@ export class RouteOutcomes {
     }
     let otherSuccesses = 0
     let otherThrottled = 0
-    let otherThrottledAfter = 0
     let firstOtherSuccessSeq = Infinity
     let lastOtherSuccessSeq = -Infinity
     for (const [name, record] of this.#routes) {
@@ -155,10 +149,8 @@ export class RouteOutcomes {
       let throttledHere = 0
       for (let k = 0; k < record.count; k++) {
         const seq = record.seq[k]!
-        if (record.throttled[k] === 1) {
-          throttledHere++
-          if (seq > firstThrottledSeq) otherThrottledAfter++
-        } else if (seq > firstThrottledSeq) {
+        if (record.throttled[k] === 1) throttledHere++
+        else if (seq > firstThrottledSeq) {
           otherSuccesses++
           if (seq < firstOtherSuccessSeq) firstOtherSuccessSeq = seq
           if (seq > lastOtherSuccessSeq) lastOtherSuccessSeq = seq
@@ -177,44 +169,14 @@ export class RouteOutcomes {
         if (own.throttled[k] === 1 && seq > firstOtherSuccessSeq && seq < lastOtherSuccessSeq) refusedBetweenOthers++
       }
     }
+    const trial = throttled > 0 && otherThrottled === 0 && (otherSuccesses > 0 || othersWaiting)
     const split =
       refusedBetweenOthers >= rule.minRefusedBetweenOthers &&
       throttled >= rule.minThrottled &&
       throttled >= rule.minThrottledShare * outcomes - 1e-9 &&
       otherSuccesses >= rule.minOtherSuccesses &&
       otherThrottled <= rule.maxOtherThrottledShare * otherSuccesses
-    // A shared quota refuses the other routes between admissions of this one as readily as
-    // the reverse, and about as often (as a share of their outcomes over the same stretch).
-    // Between admissions, so that a burst into a quota that just ran dry is not mistaken for it.
-    const otherOutcomes = otherSuccesses + otherThrottledAfter
-    const trial = throttled > 0 && otherThrottled === 0 && (otherSuccesses > 0 || othersWaiting)
-    const shared =
-      this.#refusedBetween(route, firstThrottledSeq) >= rule.minRefusedBetweenOthers &&
-      otherThrottledAfter * outcomes >= throttled * otherOutcomes - 1e-9
-    return { split, trial, shared, throttled, outcomes, otherSuccesses, otherThrottled, refusedBetweenOthers }
-  }
-
-  /** Other routes' 429s after `since` with a success of `route` before and after them. */
-  #refusedBetween(route: string, since: number): number {
-    const own = this.#routes.get(route)
-    if (own === undefined) return 0
-    let first = Infinity
-    let last = -Infinity
-    for (let k = 0; k < own.count; k++) {
-      const seq = own.seq[k]!
-      if (own.throttled[k] === 1 || seq < since) continue
-      if (seq < first) first = seq
-      if (seq > last) last = seq
-    }
-    let refused = 0
-    for (const [name, record] of this.#routes) {
-      if (name === route) continue
-      for (let k = 0; k < record.count; k++) {
-        const seq = record.seq[k]!
-        if (record.throttled[k] === 1 && seq > first && seq < last) refused++
-      }
-    }
-    return refused
+    return { split, trial, throttled, outcomes, otherSuccesses, otherThrottled, refusedBetweenOthers }
   }
 
   #evictStalest(): void {

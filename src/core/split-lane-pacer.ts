@@ -1,9 +1,7 @@
 // The pacer of a route's lane split off its origin's lane (route-split.ts). The route's
 // 429s teach its own pacer only, so they stop slowing the origin's other routes; but the
 // route still draws on the origin's quota, so it is sent only when the origin's pacer
-// would send too (the global limit holds). When the evidence says the quota was shared
-// after all, the lane turns `joint`: from then on it is a second queue on the origin's
-// pacer, every send and answer going there, as if it had never left.
+// would send too: the origin's pace (the global limit) holds for it.
 import type { Aggregate, Pacer, PacerReport, PacerState, Signal } from './types.js'
 
 export class SplitLanePacer implements Pacer {
@@ -12,9 +10,6 @@ export class SplitLanePacer implements Pacer {
   readonly #currentParent: () => Pacer | undefined
   /** The last origin pacer seen: an origin lane evicted while idle leaves its pacing to the route's lane. */
   #lastParent: Pacer | undefined = undefined
-  /** The route paces with its origin again (a shared quota). */
-  joint = false
-
   constructor(own: Pacer, parent: () => Pacer | undefined) {
     this.own = own
     this.#currentParent = parent
@@ -29,24 +24,21 @@ export class SplitLanePacer implements Pacer {
   delayMs(now: number, cost: number): number {
     const parent = this.#parent()
     const parentDelay = parent === undefined ? 0 : parent.delayMs(now, cost)
-    return this.joint ? parentDelay : Math.max(this.own.delayMs(now, cost), parentDelay)
+    return Math.max(this.own.delayMs(now, cost), parentDelay)
   }
 
   onSend(now: number, cost: number): void {
-    // While split, the route's sends are its own pacer's business: the origin's pacer is
-    // only asked when it would send, never handed a send whose 429 it must not learn from.
-    if (this.joint) this.#parent()?.onSend(now, cost)
-    else this.own.onSend(now, cost)
+    // The route's sends are its own pacer's business: the origin's pacer is only asked when
+    // it would send, never handed a send whose 429 it must not learn from.
+    this.own.onSend(now, cost)
   }
 
   onResult(now: number, signal: Signal): void {
-    if (this.joint) this.#parent()?.onResult(now, signal)
-    else this.own.onResult(now, signal)
+    this.own.onResult(now, signal)
   }
 
   retryDelayMs(now: number, failures: number, signal: Signal): number {
-    const pacer = this.joint ? this.#parent() : this.own
-    return pacer?.retryDelayMs?.(now, failures, signal) ?? 0
+    return this.own.retryDelayMs?.(now, failures, signal) ?? 0
   }
 
   toJSON(now: number): PacerState {
@@ -58,21 +50,18 @@ export class SplitLanePacer implements Pacer {
   }
 
   reportDueAt(now: number, backlog?: number): number {
-    // Joint: the origin's lane reports for both.
-    return this.joint ? Infinity : (this.own.reportDueAt?.(now, backlog) ?? Infinity)
+    return this.own.reportDueAt?.(now, backlog) ?? Infinity
   }
 
   takeReport(now: number): PacerReport | undefined {
-    return this.joint ? undefined : this.own.takeReport?.(now)
+    return this.own.takeReport?.(now)
   }
 
   get ratePerSecond(): number {
-    const parent = this.#parent()?.ratePerSecond ?? Infinity
-    return this.joint ? parent : Math.min(this.own.ratePerSecond, parent)
+    return Math.min(this.own.ratePerSecond, this.#parent()?.ratePerSecond ?? Infinity)
   }
 
   tokens(now: number): number {
-    const parent = this.#parent()?.tokens(now) ?? Infinity
-    return this.joint ? parent : Math.min(this.own.tokens(now), parent)
+    return Math.min(this.own.tokens(now), this.#parent()?.tokens(now) ?? Infinity)
   }
 }

@@ -101,34 +101,45 @@ describe('route splits in the limiter', () => {
     expect(limiter.stats().map((s) => s.scope)).toEqual(['o', 'o#~route:GET /items'])
   })
 
-  it("turns the route's lane joint when the other routes are refused between its admissions (a shared quota)", async () => {
-    const { limiter, log, splits, job, strategy } = setup()
-    const originPacer = strategy.pacers[0]!
-    void limiter.run(job(POST, 'p1', { retryBudget: 0 })).catch(() => {})
-    void limiter.run(job(GET, 'g0', { retryBudget: 0 })).catch(() => {})
-    attemptOf(log, 'p1').answer(throttled())
-    await flushPromises()
-    expect(splits).toHaveLength(1)
-    attemptOf(log, 'g0').answer(ok)
-    await flushPromises()
-    // Admissions of the route with refusals of the other route between them.
-    const order: Array<[string, string, boolean]> = [['p2', POST, true], ['g1', GET, false], ['p3', POST, true], ['g2', GET, false], ['p4', POST, true]]
-    for (const [label, route, admitted] of order) {
-      void limiter.run(job(route, label, { retryBudget: 0 })).catch(() => {})
+  it('makes the same split decisions when every time is multiplied by k (evidence is counted, not timed)', async () => {
+    const decisions = async (k: number) => {
+      const clock = new ManualClock()
+      const strategy = recordingStrategy({ intervalMs: 10_000 * k })
+      // The user's bounds (idleMs, deadlineMs) out of the way: they are durations given, not learned.
+      const limiter = createLimiter({ clock, random: () => 0, strategy, jitterRatio: 0, idleMs: 1e12, deadlineMs: Infinity })
+      const log = new AttemptLog()
+      const seen: string[] = []
+      const answered = new Set<(typeof log.started)[number]>()
+      const answer = (attempt: (typeof log.started)[number], signal: Parameters<(typeof log.started)[number]['answer']>[0]) => {
+        answered.add(attempt)
+        attempt.answer(signal)
+      }
+      limiter.on('split', (event) => seen.push(`${event.route} after ${log.started.length} attempts`))
+      limiter.on('attempt', (event) => seen.push(`${event.scope} ${event.label}#${event.attempt}`))
+      const job = (route: string, label: string) => {
+        const scripted = log.job('o', label, { learnRoute: () => undefined, retryBudget: 2 })
+        Object.defineProperty(scripted, 'route', { get: () => (scripted.scope === 'o' ? route : undefined) })
+        return scripted
+      }
+      // POSTs are refused at first, GETs always admitted; arrivals every 3 s × k (whole ms for k = 0.01).
+      for (let i = 0; i < 12; i++) {
+        const post = i % 3 === 0
+        void limiter.run(job(post ? POST : GET, `${post ? 'p' : 'g'}${i}`)).catch(() => {})
+        await flushPromises()
+        for (const attempt of log.started.filter((a) => !answered.has(a))) {
+          answer(attempt, attempt.job.label.startsWith('p') && attempt.number === 1 ? throttled() : ok)
+          await flushPromises()
+        }
+        await clock.advance(3_000 * k)
+      }
+      await clock.advance(200_000 * k)
+      for (const attempt of log.started.filter((a) => !answered.has(a))) answer(attempt, ok)
       await flushPromises()
-      attemptOf(log, label).answer(admitted ? ok : throttled())
-      await flushPromises()
+      return seen
     }
-    const before = originPacer.results().length
-    // Joint: the route's next answer teaches the origin's pacer.
-    void limiter.run(job(POST, 'p5', { retryBudget: 0 })).catch(() => {})
-    await flushPromises()
-    await flushPromises()
-    const p5 = log.started.find((a) => a.job.label === 'p5')
-    expect(p5?.job.scope).toBe(SPLIT_SCOPE)
-    p5!.answer(throttled())
-    await flushPromises()
-    expect(originPacer.results().length).toBe(before + 1)
-    expect(splits).toHaveLength(1)
+    const base = await decisions(1)
+    expect(base.some((d) => d.startsWith(`${POST} after`))).toBe(true)
+    expect(await decisions(0.01)).toEqual(base)
+    expect(await decisions(100)).toEqual(base)
   })
 })

@@ -17,7 +17,6 @@ describe('RouteOutcomes.verdict', () => {
     expect(o.verdict(POST)).toEqual({
       split: true,
       trial: true,
-      shared: false,
       throttled: 3,
       outcomes: 3,
       otherSuccesses: 3,
@@ -99,16 +98,6 @@ describe('RouteOutcomes.verdict', () => {
     const shared = new RouteOutcomes()
     play(shared, 'gpG')
     expect(shared.verdict(POST, true)).toMatchObject({ trial: false, otherThrottled: 1 })
-  })
-
-  it('finds a shared quota when the others are refused between admissions of the route, as often as it', () => {
-    const o = new RouteOutcomes()
-    play(o, 'pPgPgP')
-    expect(o.verdict(POST)).toMatchObject({ shared: true, split: false })
-    // An endpoint limit: the others refused in a burst, never between the route's admissions.
-    const endpoint = new RouteOutcomes()
-    play(endpoint, 'pggggGpGpG')
-    expect(endpoint.verdict(POST)).toMatchObject({ shared: false })
   })
 
   it('bounds its memory: at most maxRoutes routes, the stalest dropped first', () => {
