@@ -8,16 +8,15 @@
 // a trial lane of its own (`scope#~route:…`) as soon as another route waits behind it or
 // was admitted since: one of its jobs tells the shell to send the route's later requests
 // there, its waiting and in-flight calls move along (the 429 that decided it included, so
-// the origin's pacer never learns from it), and a `split` event is emitted. The trial
-// lane's pacer (core/split-lane-pacer.ts) starts from what the origin's had learned and
-// still waits for the origin's pacer before each send, so the origin's pace holds for it.
-// Both lanes keep recording into one record until the rule confirms the split; one route
-// per lane is on trial at a time, so under a quota that all routes share, at most one
-// route leaves before the evidence says it has a limit of its own. Clean path: one
-// property read and one comparison per attempt.
+// the origin's pacer never learns from it), and a `split` event is emitted. The route's
+// lane starts from what the origin's pacer had learned; from then on each lane learns from
+// its own answers, a global limit included. Both lanes keep recording into one record
+// until the rule confirms the split. One route per lane is on trial at a time, so under a
+// quota that all routes share at most one route leaves on the first evidence; another
+// leaves meanwhile only on the full evidence (refused again and again between admissions
+// of the others). Clean path: one property read and one comparison per attempt.
 import { RouteOutcomes, type RouteSplitVerdict, splitPolicyName } from '../core/route-split.js'
 import { policyScope } from '../core/scope.js'
-import { SplitLanePacer } from '../core/split-lane-pacer.js'
 import type { Signal } from '../core/types.js'
 import type { Call } from './call.js'
 import type { Lane } from './lane.js'
@@ -80,9 +79,12 @@ export function noteRoute(host: SplitHost, call: Call<unknown>, lane: Lane, sign
   }
   record.outcomes.record(route, kind === 'throttled')
   if (trial !== undefined) {
-    if (lane === trial.lane) rejoin(host, record)
+    if (lane === trial.lane) {
+      rejoin(host, record)
+      judgeTrial(record, trial)
+      return
+    }
     judgeTrial(record, trial)
-    return
   }
   if (kind === 'throttled') {
     if (typeof job.learnRoute !== 'function') return
@@ -93,7 +95,10 @@ export function noteRoute(host: SplitHost, call: Call<unknown>, lane: Lane, sign
   }
   const candidate = record.candidate as string
   const verdict = record.outcomes.verdict(candidate, othersWaiting(host, lane, candidate))
-  if (!verdict.split && !verdict.trial) return
+  // One route on trial at a time: another leaves meanwhile only on the full evidence (the
+  // route on trial was the wrong one, refused by a quota the rest share).
+  if (!verdict.split && !(verdict.trial && record.trial === undefined)) return
+  if (record.trial !== undefined) end(record, record.trial)
   const started = startTrial(host, call, lane, record, candidate, verdict, now)
   if (started !== undefined && verdict.split) end(record, started)
 }
@@ -159,10 +164,6 @@ function startTrial(
   // The route's Retry-After gated the lane: the gate goes with the route.
   if (lane.gateUntil > target.gateUntil) target.gateUntil = lane.gateUntil
 
-  if (target.pacer !== undefined && !(target.pacer instanceof SplitLanePacer)) {
-    const scope = lane.scope
-    target.pacer = new SplitLanePacer(target.pacer, () => registry.lanes.get(scope)?.pacer)
-  }
   const trial: RouteTrial = { route, lane: target }
   record.trial = trial
   target.routeRecord = record

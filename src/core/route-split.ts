@@ -35,8 +35,9 @@ export interface RouteSplitVerdict {
   /** The evidence is clear: the route has a limit of its own. */
   split: boolean
   /**
-   * Worth a trial lane: the route was refused, no other route was, and another route was
-   * admitted after the refusal or waits behind it. The trial is what gathers the evidence:
+   * Worth a trial lane: the route has more than twice the 429s of all other routes together
+   * (a global limit refuses the others now and then too), and another route was admitted
+   * after its first refusal or waits behind it. The trial is what gathers the evidence:
    * in a shared lane the route's 429s slow the others too, so they are sent too seldom to
    * tell the two cases apart.
    */
@@ -169,7 +170,7 @@ export class RouteOutcomes {
         if (own.throttled[k] === 1 && seq > firstOtherSuccessSeq && seq < lastOtherSuccessSeq) refusedBetweenOthers++
       }
     }
-    const trial = throttled > 0 && otherThrottled === 0 && (otherSuccesses > 0 || othersWaiting)
+    const trial = throttled > 2 * otherThrottled && (otherSuccesses > 0 || othersWaiting)
     const split =
       refusedBetweenOthers >= rule.minRefusedBetweenOthers &&
       throttled >= rule.minThrottled &&
