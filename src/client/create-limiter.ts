@@ -506,14 +506,14 @@ class Engine implements CallOwner, SplitHost {
   }
 
   feed(call: Call<unknown>, signal: Signal, now: number, end?: AttemptEnd): void {
+    // First: a split may move this call (and others of its route) to another lane, whose pacer then learns from it.
+    if (wantsRouteNote(call.lane, signal)) noteRoute(this, call, call.lane, signal, now)
     const lane = call.lane
     if (feedLane(this, call, signal, now)) {
       lane.gateAnswer = end?.failed !== true && end?.gaveUp !== undefined ? end : undefined
       // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.
       this.#endHopeless(lane, lane.gateUntil)
     }
-    // Last: a split may move this call (and others of its route) to another lane.
-    if (wantsRouteNote(lane, signal)) noteRoute(this, call, lane, signal, now)
   }
 
   /** Ends the queued calls whose deadline comes before `until`, the earliest any of them can be sent. */

@@ -4,28 +4,26 @@
 // different from the outside: under a shared quota the 429s fall on every route, while
 // under an endpoint limit they pile up on one route as the server keeps admitting the
 // others. `RouteOutcomes` keeps a small record of a lane's recent outcomes per route and
-// `verdict` says whether that difference is clear enough to give the route a lane of
-// its own. Pure: `now` is an argument, no timers, no I/O.
+// `verdict` says how clear that difference is. Evidence is counted in the lane's own
+// outcomes, never in seconds: the same sequence of answers gives the same verdict whether
+// the quota refills per second or per hour. Pure: no clock, no timers, no I/O.
 import { MAX_POLICY_NAME_LENGTH, pathTemplate } from './scope.js'
 
-/** When a route is judged to have a limit of its own. */
+/** When a route is judged to have a limit of its own (every field a count or a share of counts). */
 export interface RouteSplitRule {
-  /** Only outcomes this recent count. */
-  windowMs: number
-  /** The route's 429s in the window: never split on one or two. */
+  /** The route's 429s (from its first one in its ring): never split on one or two. */
   minThrottled: number
-  /** Share of the route's outcomes in the window, from its first 429 on, that were 429s. */
+  /** Share of the route's outcomes, from its first 429 on, that were 429s. */
   minThrottledShare: number
-  /** Successes of the lane's other routes after the route's first 429 in the window. */
+  /** Successes of the lane's other routes after the route's first 429. */
   minOtherSuccesses: number
-  /** Others' 429s in the window, as a share of those successes ("almost none": a shared quota throttles everyone). */
+  /** Others' 429s, as a share of those successes ("almost none": a shared quota throttles everyone). */
   maxOtherThrottledShare: number
   /** The route's 429s between successes of other routes (after its first 429): refused while others pass. */
   minRefusedBetweenOthers: number
 }
 
 export const DEFAULT_ROUTE_SPLIT_RULE: Readonly<RouteSplitRule> = Object.freeze({
-  windowMs: 30_000,
   minThrottled: 3,
   minThrottledShare: 1 / 3,
   minOtherSuccesses: 3,
@@ -34,13 +32,22 @@ export const DEFAULT_ROUTE_SPLIT_RULE: Readonly<RouteSplitRule> = Object.freeze(
 })
 
 export interface RouteSplitVerdict {
+  /** The evidence is clear: the route has a limit of its own. */
   split: boolean
-  /** The route's 429s and outcomes in the window, from its first 429 in it on. */
+  /**
+   * Worth a trial lane: the route has more than twice the 429s of all other routes together
+   * (a global limit refuses the others now and then too), and another route was admitted
+   * after its first refusal or waits behind it. The trial is what gathers the evidence:
+   * in a shared lane the route's 429s slow the others too, so they are sent too seldom to
+   * tell the two cases apart.
+   */
+  trial: boolean
+  /** The route's 429s and outcomes, from its first 429 in its ring on. */
   throttled: number
   outcomes: number
-  /** Successes of other routes after the route's first 429 in the window. */
+  /** Successes of other routes after the route's first 429. */
   otherSuccesses: number
-  /** 429s of other routes in the window (at least 1 for a route whose last 429 is in it). */
+  /** 429s of other routes in the record (at least 1 for a route whose 429 has left its ring). */
   otherThrottled: number
   /** The route's 429s with a success of another route before (after the route's first 429) and after them. */
   refusedBetweenOthers: number
@@ -49,27 +56,31 @@ export interface RouteSplitVerdict {
 /** Outcomes kept per route; enough for the rule, whatever the other routes' volume. */
 const OUTCOMES_PER_ROUTE = 12
 
+/**
+ * A record with no 429 in its last this many outcomes has nothing left to judge (every ring
+ * of a two-route lane has turned over). Counted, so it means the same at every time scale.
+ */
+const QUIET_OUTCOMES = 2 * OUTCOMES_PER_ROUTE
+
 /** One route's last outcomes, in a ring. */
 class RouteRecord {
-  readonly at = new Float64Array(OUTCOMES_PER_ROUTE)
-  /** Order of recording across the lane, so "after" is exact even within one millisecond. */
+  /** Order of recording across the lane, so "after" is exact. */
   readonly seq = new Float64Array(OUTCOMES_PER_ROUTE)
   readonly throttled = new Uint8Array(OUTCOMES_PER_ROUTE)
   next = 0
   count = 0
-  lastAt = 0
-  /** Kept apart from the ring: a busy route's ring covers little time, its last 429 may be older. */
-  lastThrottledAt = -Infinity
+  lastSeq = 0
+  /** Kept apart from the ring: a busy route's ring turns over fast, its last 429 may be older. */
+  lastThrottledSeq = 0
 
-  push(throttled: boolean, now: number, seq: number): void {
+  push(throttled: boolean, seq: number): void {
     const i = this.next
-    this.at[i] = now
     this.seq[i] = seq
     this.throttled[i] = throttled ? 1 : 0
     this.next = (i + 1) % OUTCOMES_PER_ROUTE
     if (this.count < OUTCOMES_PER_ROUTE) this.count++
-    this.lastAt = now
-    if (throttled) this.lastThrottledAt = now
+    this.lastSeq = seq
+    if (throttled) this.lastThrottledSeq = seq
   }
 }
 
@@ -78,7 +89,7 @@ export class RouteOutcomes {
   readonly maxRoutes: number
   readonly #routes = new Map<string, RouteRecord>()
   #seq = 0
-  #lastThrottledAt = -Infinity
+  #lastThrottledSeq = 0
 
   constructor(maxRoutes = 16) {
     this.maxRoutes = Math.max(2, Math.floor(maxRoutes))
@@ -88,20 +99,20 @@ export class RouteOutcomes {
     return this.#routes.size
   }
 
-  record(route: string, throttled: boolean, now: number): void {
+  record(route: string, throttled: boolean): void {
     let record = this.#routes.get(route)
     if (record === undefined) {
       if (this.#routes.size >= this.maxRoutes) this.#evictStalest()
       record = new RouteRecord()
       this.#routes.set(route, record)
     }
-    record.push(throttled, now, ++this.#seq)
-    if (throttled) this.#lastThrottledAt = now
+    record.push(throttled, ++this.#seq)
+    if (throttled) this.#lastThrottledSeq = this.#seq
   }
 
-  /** No 429 within `windowMs`: nothing to judge, the record can be dropped. */
-  quiet(now: number, windowMs: number = DEFAULT_ROUTE_SPLIT_RULE.windowMs): boolean {
-    return this.#lastThrottledAt < now - windowMs
+  /** No 429 in the last QUIET_OUTCOMES outcomes: nothing to judge, the record can be dropped. */
+  quiet(): boolean {
+    return this.#seq - this.#lastThrottledSeq >= QUIET_OUTCOMES
   }
 
   /** The route left the lane: its outcomes no longer tell anything about the others. */
@@ -109,20 +120,23 @@ export class RouteOutcomes {
     this.#routes.delete(route)
   }
 
-  verdict(route: string, now: number, rule: RouteSplitRule = DEFAULT_ROUTE_SPLIT_RULE): RouteSplitVerdict {
-    const since = now - rule.windowMs
+  /**
+   * @param othersWaiting whether calls of other routes wait (or are in flight) in the lane:
+   *   with none, a trial lane would gain nothing yet.
+   */
+  verdict(route: string, othersWaiting = false, rule: RouteSplitRule = DEFAULT_ROUTE_SPLIT_RULE): RouteSplitVerdict {
     const own = this.#routes.get(route)
     let throttled = 0
     let outcomes = 0
     let firstThrottledSeq = Infinity
     if (own !== undefined) {
       for (let k = 0; k < own.count; k++) {
-        if (own.at[k]! >= since && own.throttled[k] === 1 && own.seq[k]! < firstThrottledSeq) firstThrottledSeq = own.seq[k]!
+        if (own.throttled[k] === 1 && own.seq[k]! < firstThrottledSeq) firstThrottledSeq = own.seq[k]!
       }
       // The route's share is counted from its first 429 on: the successes that emptied its
       // limit before say nothing about whether it is now refused.
       for (let k = 0; k < own.count; k++) {
-        if (own.at[k]! < since || own.seq[k]! < firstThrottledSeq) continue
+        if (own.seq[k]! < firstThrottledSeq) continue
         outcomes++
         if (own.throttled[k] === 1) throttled++
       }
@@ -132,18 +146,18 @@ export class RouteOutcomes {
     let firstOtherSuccessSeq = Infinity
     let lastOtherSuccessSeq = -Infinity
     for (const [name, record] of this.#routes) {
-      if (name === route || record.lastAt < since) continue
+      if (name === route) continue
       let throttledHere = 0
       for (let k = 0; k < record.count; k++) {
-        if (record.at[k]! < since) continue
+        const seq = record.seq[k]!
         if (record.throttled[k] === 1) throttledHere++
-        else if (record.seq[k]! > firstThrottledSeq) {
+        else if (seq > firstThrottledSeq) {
           otherSuccesses++
-          if (record.seq[k]! < firstOtherSuccessSeq) firstOtherSuccessSeq = record.seq[k]!
-          if (record.seq[k]! > lastOtherSuccessSeq) lastOtherSuccessSeq = record.seq[k]!
+          if (seq < firstOtherSuccessSeq) firstOtherSuccessSeq = seq
+          if (seq > lastOtherSuccessSeq) lastOtherSuccessSeq = seq
         }
       }
-      if (throttledHere === 0 && record.lastThrottledAt >= since) throttledHere = 1
+      if (throttledHere === 0 && record.lastThrottledSeq > 0) throttledHere = 1
       otherThrottled += throttledHere
     }
     // What sets a limit of the route's own apart from a shared quota that happened to refuse
@@ -153,27 +167,26 @@ export class RouteOutcomes {
     if (own !== undefined && firstOtherSuccessSeq !== Infinity) {
       for (let k = 0; k < own.count; k++) {
         const seq = own.seq[k]!
-        if (own.at[k]! >= since && own.throttled[k] === 1 && seq > firstOtherSuccessSeq && seq < lastOtherSuccessSeq) {
-          refusedBetweenOthers++
-        }
+        if (own.throttled[k] === 1 && seq > firstOtherSuccessSeq && seq < lastOtherSuccessSeq) refusedBetweenOthers++
       }
     }
+    const trial = throttled > 2 * otherThrottled && (otherSuccesses > 0 || othersWaiting)
     const split =
       refusedBetweenOthers >= rule.minRefusedBetweenOthers &&
       throttled >= rule.minThrottled &&
       throttled >= rule.minThrottledShare * outcomes - 1e-9 &&
       otherSuccesses >= rule.minOtherSuccesses &&
       otherThrottled <= rule.maxOtherThrottledShare * otherSuccesses
-    return { split, throttled, outcomes, otherSuccesses, otherThrottled, refusedBetweenOthers }
+    return { split, trial, throttled, outcomes, otherSuccesses, otherThrottled, refusedBetweenOthers }
   }
 
   #evictStalest(): void {
     let stalest: string | undefined
-    let stalestAt = Infinity
+    let stalestSeq = Infinity
     for (const [name, record] of this.#routes) {
-      if (record.lastAt < stalestAt) {
+      if (record.lastSeq < stalestSeq) {
         stalest = name
-        stalestAt = record.lastAt
+        stalestSeq = record.lastSeq
       }
     }
     if (stalest !== undefined) this.#routes.delete(stalest)

@@ -36,35 +36,30 @@ const attemptOf = (log: AttemptLog, label: string, number = 1) => {
 }
 
 describe('route splits in the limiter', () => {
-  it('moves the route, its waiting and in-flight calls to a lane of its own and calms the old lane', async () => {
+  it("moves the route at its first 429, before the origin's pacer learns from it, with its waiting and in-flight calls", async () => {
     const { limiter, log, learned, splits, job, strategy, clock } = setup()
     const posts = ['p1', 'p2', 'p3', 'p4'].map((label) => track(limiter.run(job(POST, label))))
     const gets = ['g1', 'g2', 'g3'].map((label) => track(limiter.run(job(GET, label))))
     expect(log.started).toHaveLength(7) // clean lane: all at once
-    // The server refuses the POSTs between admissions of the GETs; p4 is still in flight.
-    for (const [label, signal] of [['p1', throttled()], ['g1', ok], ['p2', throttled()], ['g2', ok], ['p3', throttled()]] as const) {
-      attemptOf(log, label).answer(signal)
-      await flushPromises()
-    }
-    expect(splits).toEqual([])
-    attemptOf(log, 'g3').answer(ok) // the evidence is complete with this success
+    const originPacer = strategy.pacers[0]!
+    // p1 is refused while GETs are in flight: the route gets a lane of its own at once.
+    attemptOf(log, 'p1').answer(throttled())
     await flushPromises()
     expect(splits).toEqual([
-      { scope: 'o', splitScope: SPLIT_SCOPE, route: POST, policy: '~route:POST /products', throttled: 3, otherSuccesses: 3, pacerReset: true },
+      { scope: 'o', splitScope: SPLIT_SCOPE, route: POST, policy: '~route:POST /products', throttled: 1, otherSuccesses: 0, pacerReset: false },
     ])
     expect(learned).toEqual([`${POST} -> ~route:POST /products`])
-    expect(gets.every((g) => g.settled)).toBe(true)
-    const stats = new Map(limiter.stats().map((s) => [s.scope, s]))
-    // The old lane starts afresh; the route's lane keeps the pace its 429s taught.
-    expect(stats.get('o')).toMatchObject({ ratePerSecond: Infinity, queued: 0, inFlight: 0 })
-    expect(stats.get(SPLIT_SCOPE)).toMatchObject({ ratePerSecond: 10, queued: 3, inFlight: 1 })
-    const oldLanePacer = strategy.pacers.at(-1)!
-    // p4's 429 arrives after the move: it feeds the route's lane, not the calmed one.
-    attemptOf(log, 'p4').answer(throttled())
+    // The 429 taught the route's lane, never the origin's.
+    expect(originPacer.results()).toEqual([])
+    for (const label of ['p2', 'p3', 'p4']) attemptOf(log, label).answer(throttled())
+    for (const label of ['g1', 'g2', 'g3']) attemptOf(log, label).answer(ok)
     await flushPromises()
-    expect(oldLanePacer.results()).toEqual([])
-    expect(limiter.stats().find((s) => s.scope === 'o')!.ratePerSecond).toBe(Infinity)
-    expect(limiter.stats().find((s) => s.scope === SPLIT_SCOPE)!.throttled).toBe(1)
+    expect(gets.every((g) => g.settled)).toBe(true)
+    expect(originPacer.results().map((r) => r.kind)).toEqual(['ok', 'ok', 'ok'])
+    const stats = new Map(limiter.stats().map((s) => [s.scope, s]))
+    expect(stats.get('o')).toMatchObject({ ratePerSecond: Infinity, queued: 0, inFlight: 0, throttled: 0 })
+    expect(stats.get(SPLIT_SCOPE)).toMatchObject({ ratePerSecond: 10, throttled: 4 })
+    expect(stats.get(SPLIT_SCOPE)!.queued + stats.get(SPLIT_SCOPE)!.inFlight).toBe(4)
     // The retries go out from the route's lane, one per 100 ms.
     await clock.advance(1_000)
     const retries = log.started.filter((a) => a.number === 2)
@@ -93,16 +88,58 @@ describe('route splits in the limiter', () => {
     expect(limiter.stats().map((s) => s.scope)).toEqual(['o'])
   })
 
-  it('keeps the old pacer when other routes were throttled too, and never splits on a shared refusal', async () => {
+  it('judges one route at a time: while one is on trial, the others only add evidence', async () => {
     const { limiter, log, splits, job } = setup()
-    const labels = ['p1', 'g1', 'p2', 'g2', 'p3', 'g3', 'p4', 'g4']
+    const labels = ['g1', 'p1', 'g2', 'p2']
     for (const label of labels) void limiter.run(job(label.startsWith('p') ? POST : GET, label, { retryBudget: 0 })).catch(() => {})
-    const answers = [throttled(), ok, throttled(), throttled(), throttled(), ok, throttled(), ok]
-    for (const [i, label] of labels.entries()) {
-      attemptOf(log, label).answer(answers[i]!)
+    for (const [label, signal] of [['g1', throttled()], ['p1', throttled()], ['g2', ok], ['p2', throttled()]] as const) {
+      attemptOf(log, label).answer(signal)
       await flushPromises()
     }
-    expect(splits).toEqual([])
-    expect(limiter.stats().map((s) => s.scope)).toEqual(['o'])
+    // g1's 429 with p1 waiting put GET on trial; POST's 429s that followed moved nothing.
+    expect(splits.map((s) => s.route)).toEqual([GET])
+    expect(limiter.stats().map((s) => s.scope)).toEqual(['o', 'o#~route:GET /items'])
+  })
+
+  it('makes the same split decisions when every time is multiplied by k (evidence is counted, not timed)', async () => {
+    const decisions = async (k: number) => {
+      const clock = new ManualClock()
+      const strategy = recordingStrategy({ intervalMs: 10_000 * k })
+      // The user's bounds (idleMs, deadlineMs) out of the way: they are durations given, not learned.
+      const limiter = createLimiter({ clock, random: () => 0, strategy, jitterRatio: 0, idleMs: 1e12, deadlineMs: Infinity })
+      const log = new AttemptLog()
+      const seen: string[] = []
+      const answered = new Set<(typeof log.started)[number]>()
+      const answer = (attempt: (typeof log.started)[number], signal: Parameters<(typeof log.started)[number]['answer']>[0]) => {
+        answered.add(attempt)
+        attempt.answer(signal)
+      }
+      limiter.on('split', (event) => seen.push(`${event.route} after ${log.started.length} attempts`))
+      limiter.on('attempt', (event) => seen.push(`${event.scope} ${event.label}#${event.attempt}`))
+      const job = (route: string, label: string) => {
+        const scripted = log.job('o', label, { learnRoute: () => undefined, retryBudget: 2 })
+        Object.defineProperty(scripted, 'route', { get: () => (scripted.scope === 'o' ? route : undefined) })
+        return scripted
+      }
+      // POSTs are refused at first, GETs always admitted; arrivals every 3 s × k (whole ms for k = 0.01).
+      for (let i = 0; i < 12; i++) {
+        const post = i % 3 === 0
+        void limiter.run(job(post ? POST : GET, `${post ? 'p' : 'g'}${i}`)).catch(() => {})
+        await flushPromises()
+        for (const attempt of log.started.filter((a) => !answered.has(a))) {
+          answer(attempt, attempt.job.label.startsWith('p') && attempt.number === 1 ? throttled() : ok)
+          await flushPromises()
+        }
+        await clock.advance(3_000 * k)
+      }
+      await clock.advance(200_000 * k)
+      for (const attempt of log.started.filter((a) => !answered.has(a))) answer(attempt, ok)
+      await flushPromises()
+      return seen
+    }
+    const base = await decisions(1)
+    expect(base.some((d) => d.startsWith(`${POST} after`))).toBe(true)
+    expect(await decisions(0.01)).toEqual(base)
+    expect(await decisions(100)).toEqual(base)
   })
 })

@@ -56,6 +56,8 @@ export interface RoutesRunOptions {
   strategy?: () => Strategy
   learnRouteSplits?: boolean
   rttMs?: number
+  /** Sees each client as it is created (its id in the workload), to listen to its events. */
+  onClient?: (client: ReturnType<typeof createClient>, id: number, clock: VirtualClock) => void
 }
 
 export async function runRoutes(options: RoutesRunOptions): Promise<RoutesRun> {
@@ -118,6 +120,7 @@ export async function runRoutes(options: RoutesRunOptions): Promise<RoutesRun> {
       ...(options.learnRouteSplits === undefined ? {} : { learnRouteSplits: options.learnRouteSplits }),
     })
     client.on('split', () => splits++)
+    options.onClient?.(client, c.id, clock)
     c.arrivalsMs.forEach((arrivalMs, j) => {
       const name = c.routes![j]!
       const route = figures.get(name)!
