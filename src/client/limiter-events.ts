@@ -66,12 +66,10 @@ export interface SplitEvent {
   route: string
   /** The synthetic policy name, e.g. `~route:POST /products`. */
   policy: string
-  /** The route's 429s in the window that decided it. */
+  /** The route's 429s among its recent answers (counted, not timed) when it was split. */
   throttled: number
-  /** Successes of the lane's other routes since the route's first 429 in the window. */
+  /** Successes of the lane's other routes since the route's first recent 429. */
   otherSuccesses: number
-  /** Whether the lane got a fresh pacer (every recent 429 of the lane was the route's). */
-  pacerReset: boolean
 }
 
 export interface LimiterEvents {

@@ -181,7 +181,6 @@ function startTrial(
       // The origin's pacer is left as it is: a trial started on the route's first 429 finds it
       // untouched (it learns from an answer only after this); a later one keeps what the lane
       // learned, since handing a queued backlog a fresh pacer bursts it into the quota.
-      pacerReset: false,
     })
   }
   return trial

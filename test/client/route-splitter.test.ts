@@ -46,7 +46,7 @@ describe('route splits in the limiter', () => {
     attemptOf(log, 'p1').answer(throttled())
     await flushPromises()
     expect(splits).toEqual([
-      { scope: 'o', splitScope: SPLIT_SCOPE, route: POST, policy: '~route:POST /products', throttled: 1, otherSuccesses: 0, pacerReset: false },
+      { scope: 'o', splitScope: SPLIT_SCOPE, route: POST, policy: '~route:POST /products', throttled: 1, otherSuccesses: 0 },
     ])
     expect(learned).toEqual([`${POST} -> ~route:POST /products`])
     // The 429 taught the route's lane, never the origin's.
