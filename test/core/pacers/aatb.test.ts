@@ -439,3 +439,44 @@ describe('aatb(): an aggregate moves a lane only as far as the lane\'s own evide
     expect(pacer.delayMs(now, 1)).toBe(Math.ceil(hurryBoundMs))
   })
 })
+
+describe('aatb(): every time × k, every decision × k (default options)', () => {
+  /**
+   * A lane hearing a congested fleet (aggregator window 30 s × k, fair share 0.2/k per second)
+   * that then goes calm; sends at fixed times × k; reports after activity and after an idle spell.
+   * Returns every delay and report time, divided by k.
+   */
+  function scaledRun(k: number): number[] {
+    const pacer = aatb().create({ now: T0, random })
+    const at = (ms: number) => T0 + ms * k
+    const out: number[] = []
+    const record = (ms: number) => out.push(Math.round(ms / k))
+    pacer.onAggregate!(at(0), congested({ fairSharePerSecond: 0.2 / k, quotaPerSecond: 2 / k, totalAttempts: 10, windowMs: 30_000 * k }))
+    for (const t of [1_000, 40_000, 200_000, 299_000, 301_000]) {
+      // calm aggregates every window: no 429s, a quarter of the quota spent
+      pacer.onAggregate!(at(t - 1), congested({ throttledReports: 0, fairSharePerSecond: 0.2 / k, quotaPerSecond: 2 / k, totalAttempts: 15, windowMs: 30_000 * k }))
+      record(pacer.delayMs(at(t), 1))
+      pacer.onSend(at(t), 1)
+      record(pacer.delayMs(at(t), 1))
+      pacer.onResult(at(t) + 20 * k, ok)
+      record(pacer.reportDueAt!(at(t) + 20 * k) - T0)
+    }
+    pacer.takeReport!(at(301_100))
+    record(pacer.reportDueAt!(at(301_200)) - T0) // the routine period: one aggregator window
+    expect(pacer.reportDueAt!(at(301_100 + 61_000))).toBe(Infinity) // idle 2 aggregator windows: no more reports
+    pacer.onResult(at(302_000), throttled)
+    record(pacer.reportDueAt!(at(302_000)) - T0) // a 429 is reported at once
+    return out
+  }
+
+  it.each([0.01, 0.1, 60, 100])('k = %s makes the decisions of k = 1, every time × k', (k) => {
+    const base = scaledRun(1)
+    // the hold is 10 aggregator windows (300 s × k): sends at 40 s and 200 s × k are held, at 301 s × k not
+    // records per send: [delay before, delay right after, report due]
+    expect(base[4]).toBeGreaterThan(0)
+    expect(base[7]).toBeGreaterThan(0)
+    expect(base[10]).toBeGreaterThan(0)
+    expect(base[13]).toBeLessThan(base[10]!)
+    expect(scaledRun(k)).toEqual(base)
+  })
+})
