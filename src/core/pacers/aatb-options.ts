@@ -63,7 +63,7 @@ export const AATB_DEFAULTS: Required<Omit<AatbOptions, 'atb'>> & { atb: AtbOptio
 
 /** What stands behind each default (docs/algorithms.md's options table). All still absolute: see "Scale". */
 export const AATB_OPTION_NOTES: Record<Exclude<keyof AatbOptions, 'atb'>, OptionNote> = {
-  reportWindowMs: { scale: 'absolute', measured: 'given: the aggregator\'s default window, used only until the first aggregate tells the window (then the report period, the congestion hold of 10 × max(window, fair spacing), the bound on a hold before the lane has a spacing of its own, 3 windows, are all the aggregator\'s window or the lane\'s traffic); staleness is 3 unanswered reports, idleness "no attempt since the last report", early reports one per 429' },
+  reportWindowMs: { scale: 'absolute', measured: 'given: the aggregator\'s default window, used only until the first aggregate tells the window (then the report period, the congestion hold of 10 × max(window, fair spacing), the bound on a hold before the lane has a spacing of its own, 3 windows, are all the aggregator\'s window or the lane\'s traffic); staleness is 3 unanswered reports, idleness 2 aggregator windows without an attempt, early reports one per 429' },
   busyFraction: { scale: 'none', measured: 'stepped refill: 5-client fleets stopped keeping to their shares after 300 s (10–15 429s a run)' },
   idleFraction: { scale: 'none', measured: '0.3 left the sliding-window real-trace runs at 1.15–1.16 × UB; 0.5 at 1.115–1.125 ×' },
   shareMargin: { scale: 'none', measured: 'a fleet at exactly Q drains a stepped quota just before each step (a 429 per lane)' },
