@@ -6,20 +6,15 @@ export interface AatbOptions {
   /** Options of the inner default ATB, which does all pacing when no aggregate applies. */
   atb?: AtbOptions
   /**
-   * Routine report period while the lane is active (the paper's report window): the cadence at
-   * which the lane hears the fleet. Before the lane has a spacing of its own, an aggregate may hold
-   * a send at most 3 report windows (see aatb.ts, "Bounded influence"). Default 30 000 ms.
+   * Report period until the aggregator has told its window (every aggregate carries `windowMs`;
+   * from the first one on, the lane reports once per aggregator window and this value is no
+   * longer used). Set it to the telemetry endpoint's report window. Default 30 000 ms (the
+   * aggregator's default window).
    */
   reportWindowMs?: number
   /**
-   * After an aggregate reported a 429, the fleet counts as congested (and the lane keeps to its
-   * fair share) for this long. An overloaded fleet that stops pacing at once probes the quota
-   * again and pays a 429 per lane; five minutes covers the paper's runs. Default 300 000 ms.
-   */
-  congestionHoldMs?: number
-  /**
    * A congested fleet whose attempts still come to at least this fraction of the quota rate
-   * stays congested past `congestionHoldMs` (it would otherwise stop keeping to its shares
+   * stays congested past the congestion hold (it would otherwise stop keeping to its shares
    * while it still needs the whole quota). Default 0.8.
    */
   busyFraction?: number
@@ -40,16 +35,19 @@ export interface AatbOptions {
 }
 
 /**
- * AATB's internal constants: values no measurement of their own explains, each with its
- * rationale. Not options (a test that needs another value drives the time instead).
+ * AATB's internal constants, each with its rationale. Counts, not durations: every time AATB
+ * decides with is the aggregator's window or the lane's own traffic (aatb.ts, aatb-report.ts).
  */
 export const AATB_CONSTANTS = {
-  /** After a 429, report early, but at most this often: one early report per dry spell, not per 429 (no measurement of its own). */
-  throttleReportIntervalMs: 2_000,
-  /** A lane with no attempt and no backlog for this long stops reporting (no measurement of its own). */
-  idleAfterMs: 60_000,
-  /** An aggregate older than this is ignored (telemetry is down: pure ATB); the aggregator's window and a half (no measurement of its own). */
-  aggregateTtlMs: 90_000,
+  /**
+   * After an aggregate reported a 429, the fleet counts as congested for this many of its periods:
+   * the longer of the aggregator's window and the fair spacing it implies (1 / fair share). At the
+   * paper's scale (27 clients on 80/min: 20 s spacing, 30 s window) that is the 300 s the earlier
+   * fixed hold was; a 60 s hold let an overloaded fleet probe again and pay about one 429 per lane.
+   */
+  congestionHoldPeriods: 10,
+  /** An aggregate is stale (telemetry down: pure ATB) once this many reports went out after it unanswered. */
+  staleReports: 3,
 }
 
 /** Every value AATB decides with: its options, resolved, and its internal constants. */
@@ -58,7 +56,6 @@ export type ResolvedAatbOptions = Required<Omit<AatbOptions, 'atb'>> & typeof AA
 export const AATB_DEFAULTS: Required<Omit<AatbOptions, 'atb'>> & { atb: AtbOptions } = {
   atb: {},
   reportWindowMs: 30_000,
-  congestionHoldMs: 300_000,
   busyFraction: 0.8,
   idleFraction: 0.5,
   shareMargin: 0.97,
@@ -66,8 +63,7 @@ export const AATB_DEFAULTS: Required<Omit<AatbOptions, 'atb'>> & { atb: AtbOptio
 
 /** What stands behind each default (docs/algorithms.md's options table). All still absolute: see "Scale". */
 export const AATB_OPTION_NOTES: Record<Exclude<keyof AatbOptions, 'atb'>, OptionNote> = {
-  reportWindowMs: { scale: 'absolute', measured: 'the aggregator\'s window; telemetry costs 0.12–2.1 messages per request at it. Also the one given duration in the bound on an aggregate: before a lane has a spacing of its own, a hold is at most 3 report windows' },
-  congestionHoldMs: { scale: 'absolute', measured: 'a 60 s hold let an overloaded fleet probe again and pay about one 429 per lane' },
+  reportWindowMs: { scale: 'absolute', measured: 'given: the aggregator\'s default window, used only until the first aggregate tells the window (then the report period, the congestion hold of 10 × max(window, fair spacing), the bound on a hold before the lane has a spacing of its own, 3 windows, are all the aggregator\'s window or the lane\'s traffic); staleness is 3 unanswered reports, idleness 2 aggregator windows without an attempt, early reports one per 429' },
   busyFraction: { scale: 'none', measured: 'stepped refill: 5-client fleets stopped keeping to their shares after 300 s (10–15 429s a run)' },
   idleFraction: { scale: 'none', measured: '0.3 left the sliding-window real-trace runs at 1.15–1.16 × UB; 0.5 at 1.115–1.125 ×' },
   shareMargin: { scale: 'none', measured: 'a fleet at exactly Q drains a stepped quota just before each step (a 429 per lane)' },

@@ -3,8 +3,8 @@
 //
 // `aatb()` is the default `atb()` plus the fleet's view. Without aggregates (telemetry
 // off, down, slow or stale) it IS the default ATB: every call goes to the inner pacer.
-// With a fresh aggregate that says the fleet is congested (someone reported a 429 within
-// `congestionHoldMs`, or we saw one ourselves), the lane also paces at its fair share
+// With a fresh aggregate that says the fleet is congested (someone reported a 429 within the
+// congestion hold, or we saw one ourselves), the lane also paces at its fair share
 // of the scope's known quota rate among the active clients (weighted by backlog, as the
 // server computes it) — instead of the paper's ~30 s pause of every client whenever
 // anyone reported a 429 (findings.md §4: that pause costs completion time).
@@ -17,8 +17,14 @@
 // 429. So a wrong or hostile aggregate cannot stall a lane the API still admits, and an
 // honest one can pace a lane at any fair spacing the API's admissions bear out (40 clients
 // on 2 per minute: 1,200 s).
+//
+// Every other time AATB decides with is the fleet's or the lane's, never a fixed duration: the
+// report period and the hold before a lane has a spacing of its own are the aggregator's window
+// (each aggregate carries it), the congestion hold is AATB_CONSTANTS.congestionHoldPeriods of the
+// longer of that window and the fair spacing the aggregate implies, an aggregate is stale after
+// `staleReports` reports went unanswered, and a lane is idle once it has nothing to report.
 import type { Aggregate, Pacer, PacerInit, PacerReport, PacerState, Signal, Strategy } from '../types.js'
-import { resolveAatbOptions, type AatbOptions, type ResolvedAatbOptions } from './aatb-options.js'
+import { AATB_CONSTANTS, resolveAatbOptions, type AatbOptions, type ResolvedAatbOptions } from './aatb-options.js'
 import { createPaperAatbPacer, PAPER_AATB_DEFAULTS, PAPER_AATB_KIND, type PaperAatbOptions } from './aatb-paper.js'
 import { createLaneEvidence, EVIDENCE_COUNT } from './aatb-evidence.js'
 import { createReportCounter } from './aatb-report.js'
@@ -79,14 +85,13 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
   const saved = matchingState(init.state, AATB_KIND, STATE_VERSION)
   const innerState = saved && typeof saved.inner === 'object' && saved.inner !== null ? (saved.inner as PacerState) : undefined
   const base = createAtbPacer(innerOptions, innerState ? { ...init, state: innerState } : { now: init.now, random: init.random })
-  const reports = createReportCounter({
-    reportWindowMs: o.reportWindowMs,
-    throttleReportIntervalMs: o.throttleReportIntervalMs,
-    idleAfterMs: o.idleAfterMs,
-  })
-
   let aggregate: Aggregate | undefined
   let aggregateAt = -Infinity
+  /** Reports taken since the latest aggregate arrived (each normally answered by the next one). */
+  let unansweredReports = 0
+  /** The congestion hold the aggregate that last said "congested" implies. */
+  let congestionHoldMs = 0
+  const reports = createReportCounter({ periodMs: windowMs })
   let lastFleetCongestionAt = -Infinity
   let lastLocalThrottleAt = -Infinity
   let lastLocalSuccessAt = -Infinity
@@ -111,26 +116,46 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
     // Aggregates are not persisted: after a restart we wait for a fresh one.
   }
 
+  /** The aggregator's window (the report period): given by the latest aggregate, the option until one came. */
+  function windowMs(): number {
+    return aggregate !== undefined && aggregate.windowMs > 0 ? aggregate.windowMs : o.reportWindowMs
+  }
+
+  /** The aggregate's fair share (units/s): the server's backlog-weighted one, or an equal split of the quota. */
+  function shareOf(a: Aggregate): number | undefined {
+    const share = a.fairSharePerSecond ?? (a.quotaPerSecond !== undefined ? a.quotaPerSecond / Math.max(1, a.activeClients) : undefined)
+    return share !== undefined && share > 0 && Number.isFinite(share) ? share : undefined
+  }
+
+  /** How long a congested aggregate keeps the fleet congested: a number of the fleet's own periods. */
+  function holdMsOf(a: Aggregate): number {
+    const share = shareOf(a)
+    const fairSpacingMs = share === undefined ? 0 : 1000 / share
+    return AATB_CONSTANTS.congestionHoldPeriods * Math.max(a.windowMs, fairSpacingMs)
+  }
+
   /** Fleet attempts per second over the aggregate's window, as a fraction of the quota rate. */
   function fleetLoad(a: Aggregate): number | undefined {
     if (a.quotaPerSecond === undefined || !(a.windowMs > 0)) return undefined
     return a.totalAttempts / (a.windowMs / 1000) / a.quotaPerSecond
   }
 
-  /** The latest aggregate while it is fresh (telemetry down or slow: undefined, pure ATB). */
-  function freshAggregate(now: number): Aggregate | undefined {
-    return aggregate !== undefined && now - aggregateAt <= o.aggregateTtlMs ? aggregate : undefined
+  /**
+   * The latest aggregate while it is fresh: no more than a few reports went out since it came
+   * without an answer (telemetry down or slow: undefined, pure ATB). Counted in the lane's own
+   * reports, not in seconds: a lane that sends nothing has nothing to report and keeps its view.
+   */
+  function freshAggregate(_now: number): Aggregate | undefined {
+    return aggregate !== undefined && unansweredReports < AATB_CONSTANTS.staleReports ? aggregate : undefined
   }
 
   /** Fair share (units/s) the lane must keep to now, or undefined when the fleet's view does not apply. */
   function fairShare(now: number): number | undefined {
     const fresh = freshAggregate(now)
     if (!fresh) return undefined
-    const congested = now - lastFleetCongestionAt < o.congestionHoldMs || evidence.sendsSinceThrottle < EVIDENCE_COUNT
+    const congested = now - lastFleetCongestionAt < congestionHoldMs || evidence.sendsSinceThrottle < EVIDENCE_COUNT
     if (!congested) return undefined
-    const share = fresh.fairSharePerSecond ??
-      (fresh.quotaPerSecond !== undefined ? fresh.quotaPerSecond / Math.max(1, fresh.activeClients) : undefined)
-    return share !== undefined && share > 0 && Number.isFinite(share) ? share : undefined
+    return shareOf(fresh)
   }
 
   /** The aggregate's share while it holds influence over the lane (not refuted by the lane's admissions). */
@@ -142,9 +167,9 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
     const share = holdingShare(now)
     if (share === undefined) return 0
     const ownSpacingMs = evidence.spacingMs()
-    // Before a lane has a spacing of its own (two sends) the bound is in report windows: the
-    // user's cadence at which the lane hears the fleet. Admitted, such a send refutes it all the same.
-    const boundMs = TRUST_FACTOR * (ownSpacingMs ?? o.reportWindowMs)
+    // Before a lane has a spacing of its own (two sends) the bound is in aggregator windows: the
+    // cadence at which the lane hears the fleet. Admitted, such a send refutes it all the same.
+    const boundMs = TRUST_FACTOR * (ownSpacingMs ?? windowMs())
     const spacingMs = Math.min((Math.max(cost, 0) * 1000) / (share * o.shareMargin), boundMs)
     return Math.max(0, lastSendAt + spacingMs - now)
   }
@@ -265,17 +290,26 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
       if (!isSaneAggregate(next)) return
       aggregate = { ...next }
       aggregateAt = now
+      unansweredReports = 0
       if (next.throttledReports > 0) {
         lastFleetCongestionAt = now
+        congestionHoldMs = holdMsOf(next)
       } else if (Number.isFinite(lastFleetCongestionAt)) {
         // A fleet that was congested and still spends most of the quota stays congested: ending
         // its fair shares after the hold let every lane probe the quota again, a 429 per lane.
         const load = fleetLoad(next)
-        if (load !== undefined && load >= o.busyFraction) lastFleetCongestionAt = now
+        if (load !== undefined && load >= o.busyFraction) {
+          lastFleetCongestionAt = now
+          congestionHoldMs = holdMsOf(next)
+        }
       }
     },
     reportDueAt: (now, backlog) => reports.dueAt(now, backlog),
-    takeReport: (now): PacerReport | undefined => reports.take(now),
+    takeReport(now): PacerReport | undefined {
+      const report = reports.take(now)
+      if (report) unansweredReports++
+      return report
+    },
     get ratePerSecond() {
       // Read-only view: uses the latest aggregate without a clock, as of when it arrived.
       const share = aggregate ? fairShare(aggregateAt) : undefined

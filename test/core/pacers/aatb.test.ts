@@ -69,26 +69,38 @@ describe('aatb()', () => {
     expect(pacer.delayMs(T0 + spacingAt(0.2), 1)).toBe(0)
   })
 
-  it('keeps fleet pacing for the hold time after the last reported 429, then returns to ATB', () => {
-    const pacer = aatb({ congestionHoldMs: 60_000 }).create({ now: T0, random })
-    pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.2 }))
+  it('keeps fleet pacing for the hold (10 × the longer of the aggregator window and the fair spacing) after the last reported 429, then returns to ATB', () => {
+    const pacer = aatb().create({ now: T0, random })
+    pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.2 })) // 30 s window, 5 s fair spacing: held 300 s
     pacer.onAggregate!(T0 + 30_000, congested({ throttledReports: 0, fairSharePerSecond: 0.2 }))
     pacer.onSend(T0 + 40_000, 1)
     expect(pacer.delayMs(T0 + 40_000, 1)).toBeCloseTo(spacingAt(0.2), 3)
-    pacer.onSend(T0 + 61_000, 1)
-    expect(pacer.delayMs(T0 + 61_000, 1)).toBe(0)
+    pacer.onSend(T0 + 299_000, 1)
+    expect(pacer.delayMs(T0 + 299_000, 1)).toBeCloseTo(spacingAt(0.2), 3)
+    pacer.onSend(T0 + 301_000, 1)
+    expect(pacer.delayMs(T0 + 301_000, 1)).toBe(0)
+  })
+
+  it('holds a fleet whose fair spacing is longer than the aggregator window for 10 fair spacings', () => {
+    const pacer = aatb().create({ now: T0, random })
+    pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.01 })) // 100 s fair spacing: held 1,000 s
+    pacer.onSend(T0 + 990_000, 1)
+    expect(pacer.delayMs(T0 + 990_000, 1)).toBeGreaterThan(0)
+    pacer.onSend(T0 + 1_001_000, 1)
+    expect(pacer.delayMs(T0 + 1_001_000, 1)).toBe(0)
   })
 
   it('stays congested past the hold while the fleet still spends most of the quota', () => {
-    const make = () => aatb({ congestionHoldMs: 60_000 }).create({ now: T0, random })
+    const make = () => aatb().create({ now: T0, random })
     const busy = make()
     const winding = make()
     for (const pacer of [busy, winding]) pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.2 }))
     busy.onAggregate!(T0 + 50_000, congested({ throttledReports: 0, totalAttempts: 60 })) // 2/s: the whole quota
     winding.onAggregate!(T0 + 50_000, congested({ throttledReports: 0, totalAttempts: 15 })) // 0.5/s
-    for (const pacer of [busy, winding]) pacer.onSend(T0 + 100_000, 1)
-    expect(busy.delayMs(T0 + 100_000, 1)).toBeGreaterThan(1_000)
-    expect(winding.delayMs(T0 + 100_000, 1)).toBe(0)
+    // winding: held 300 s from T0; busy: renewed at T0 + 50 s, held to T0 + 350 s
+    for (const pacer of [busy, winding]) pacer.onSend(T0 + 320_000, 1)
+    expect(busy.delayMs(T0 + 320_000, 1)).toBeGreaterThan(1_000)
+    expect(winding.delayMs(T0 + 320_000, 1)).toBe(0)
   })
 
   /** A lane that got `n` successes `gapMs` apart, then a 429; returns the time of the 429. */
@@ -186,6 +198,7 @@ describe('aatb()', () => {
   it('ignores stale and nonsensical aggregates', () => {
     const pacer = aatb().create({ now: T0, random })
     pacer.onAggregate!(T0, congested({ fairSharePerSecond: 0.1 }))
+    for (let i = 0; i < 3; i++) pacer.takeReport!(T0 + 95_000) // three reports unanswered: telemetry is down
     pacer.onSend(T0 + 95_000, 1)
     expect(pacer.delayMs(T0 + 95_000, 1)).toBe(0)
     for (const bad of [congested({ activeClients: 0 }), congested({ fairSharePerSecond: -1 }), congested({ totalAttempts: Number.NaN })]) {
@@ -210,8 +223,10 @@ describe('aatb()', () => {
     expect(pacer.takeReport!(T0 + 20)).toEqual({ attempts: 1, throttled: 1, quota: { quota: 100, windowMs: 60_000 } })
     pacer.onSend(T0 + 30, 1)
     pacer.onResult(T0 + 40, throttled)
-    expect(pacer.reportDueAt!(T0 + 40)).toBe(T0 + 20 + AATB_CONSTANTS.throttleReportIntervalMs) // at most one per interval
-    expect(pacer.reportDueAt!(T0 + 40 + 61_000)).toBe(T0 + 40 + 61_000) // the unreported 429 still goes out
+    expect(pacer.reportDueAt!(T0 + 40)).toBe(T0 + 40) // every 429 is reported once, at once
+    expect(pacer.takeReport!(T0 + 40)).toEqual({ attempts: 1, throttled: 1, quota: { quota: 100, windowMs: 60_000 } })
+    expect(pacer.reportDueAt!(T0 + 41)).toBe(T0 + 40 + 30_000) // then the routine period again
+    expect(pacer.reportDueAt!(T0 + 40 + 60_000)).toBe(Infinity) // idle for 2 aggregator windows: stops
   })
 
   it('persists the inner ATB state and resumes from it', () => {
@@ -256,11 +271,14 @@ describe('aatb() with RateLimit hints: the fleet tells the quota share its turn'
     expect(turn).toBeLessThan(20_000)
   })
 
-  it('falls back to the fixed caps once the aggregate is stale', () => {
+  it('falls back to the fixed caps once the aggregate is stale (3 reports unanswered)', () => {
     const alone = lightLane(atb().create({ now: T0, random }))
     const assisted = aatb().create({ now: T0, random })
-    assisted.onAggregate!(T0 + 31_000 - AATB_CONSTANTS.aggregateTtlMs - 1, calmFleet)
+    assisted.onAggregate!(T0 + 20_000, calmFleet)
     lightLane(assisted)
+    for (let i = 0; i < AATB_CONSTANTS.staleReports - 1; i++) assisted.takeReport!(T0 + 31_000)
+    expect(assisted.delayMs(T0 + 31_000, 1)).toBeLessThan(alone.delayMs(T0 + 31_000, 1)) // still fresh
+    assisted.takeReport!(T0 + 31_000)
     expect(assisted.delayMs(T0 + 31_000, 1)).toBe(alone.delayMs(T0 + 31_000, 1))
   })
 })
@@ -351,15 +369,8 @@ describe('aatb(): an aggregate moves a lane only as far as the lane\'s own evide
    */
   function hostileRun(k: number, share: number, calls = 40, arrivalMs = 1_000) {
     const reportWindowMs = AATB_DEFAULTS.reportWindowMs * k
-    // The internal constants are durations too: scaled through the pacer's own constructor.
-    const resolved = {
-      ...resolveAatbOptions({ reportWindowMs, congestionHoldMs: AATB_DEFAULTS.congestionHoldMs * k }),
-      aggregateTtlMs: AATB_CONSTANTS.aggregateTtlMs * k,
-      idleAfterMs: AATB_CONSTANTS.idleAfterMs * k,
-      throttleReportIntervalMs: AATB_CONSTANTS.throttleReportIntervalMs * k,
-    }
-    const strategy: Strategy = { name: 'aatb', create: (init) => createAatbPacer(resolved, resolveAtbOptions({}), init) }
-    const pacer = strategy.create({ now: T0, random })
+    // Default options: every duration AATB decides with comes from the aggregate (its window × k) or the lane.
+    const pacer = aatb().create({ now: T0, random })
     const hostile = congested({ fairSharePerSecond: share, quotaPerSecond: share * 4, windowMs: 30_000 * k })
     let nextAggregateAt = T0
     let now = T0
@@ -426,5 +437,46 @@ describe('aatb(): an aggregate moves a lane only as far as the lane\'s own evide
     const own = plain.delayMs(now, 1)
     expect(own).toBeGreaterThan(hurryBoundMs) // the hurry is what decides here
     expect(pacer.delayMs(now, 1)).toBe(Math.ceil(hurryBoundMs))
+  })
+})
+
+describe('aatb(): every time × k, every decision × k (default options)', () => {
+  /**
+   * A lane hearing a congested fleet (aggregator window 30 s × k, fair share 0.2/k per second)
+   * that then goes calm; sends at fixed times × k; reports after activity and after an idle spell.
+   * Returns every delay and report time, divided by k.
+   */
+  function scaledRun(k: number): number[] {
+    const pacer = aatb().create({ now: T0, random })
+    const at = (ms: number) => T0 + ms * k
+    const out: number[] = []
+    const record = (ms: number) => out.push(Math.round(ms / k))
+    pacer.onAggregate!(at(0), congested({ fairSharePerSecond: 0.2 / k, quotaPerSecond: 2 / k, totalAttempts: 10, windowMs: 30_000 * k }))
+    for (const t of [1_000, 40_000, 200_000, 299_000, 301_000]) {
+      // calm aggregates every window: no 429s, a quarter of the quota spent
+      pacer.onAggregate!(at(t - 1), congested({ throttledReports: 0, fairSharePerSecond: 0.2 / k, quotaPerSecond: 2 / k, totalAttempts: 15, windowMs: 30_000 * k }))
+      record(pacer.delayMs(at(t), 1))
+      pacer.onSend(at(t), 1)
+      record(pacer.delayMs(at(t), 1))
+      pacer.onResult(at(t) + 20 * k, ok)
+      record(pacer.reportDueAt!(at(t) + 20 * k) - T0)
+    }
+    pacer.takeReport!(at(301_100))
+    record(pacer.reportDueAt!(at(301_200)) - T0) // the routine period: one aggregator window
+    expect(pacer.reportDueAt!(at(301_100 + 61_000))).toBe(Infinity) // idle 2 aggregator windows: no more reports
+    pacer.onResult(at(302_000), throttled)
+    record(pacer.reportDueAt!(at(302_000)) - T0) // a 429 is reported at once
+    return out
+  }
+
+  it.each([0.01, 0.1, 60, 100])('k = %s makes the decisions of k = 1, every time × k', (k) => {
+    const base = scaledRun(1)
+    // the hold is 10 aggregator windows (300 s × k): sends at 40 s and 200 s × k are held, at 301 s × k not
+    // records per send: [delay before, delay right after, report due]
+    expect(base[4]).toBeGreaterThan(0)
+    expect(base[7]).toBeGreaterThan(0)
+    expect(base[10]).toBeGreaterThan(0)
+    expect(base[13]).toBeLessThan(base[10]!)
+    expect(scaledRun(k)).toEqual(base)
   })
 })

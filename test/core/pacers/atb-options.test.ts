@@ -17,7 +17,7 @@ describe('atb() and aatb() options', () => {
     expect(() => atb({ calmAfterMs: '600000' as unknown as number })).toThrow(/`calmAfterMs`.*\(string\)/)
     expect(() => atb({ honourRetryAfter: 'yes' as unknown as boolean })).toThrow(/`honourRetryAfter` must be a boolean/)
     expect(() => atb({ minRatePerSecond: 2, maxRatePerSecond: 1 })).toThrow(/`maxRatePerSecond` must be at least minRatePerSecond/)
-    expect(() => aatb({ congestionHoldMs: -5 })).toThrow(/aatb option `congestionHoldMs`/)
+    expect(() => aatb({ busyFraction: -5 })).toThrow(/aatb option `busyFraction`/)
     expect(() => aatb({ atb: { rateMargin: 0 } })).toThrow(/atb option `rateMargin`/)
   })
 
