@@ -254,34 +254,38 @@ export function gateDelayMs(guidance: QuotaGuidance, now: number, cost: number):
 
 /**
  * No herd at a reset. A hint runs out at its reset, and the lane, whose queued calls waited for
- * it, learns what the reset brought only from the answers to what it sends next. Until one comes
- * back, within the window the reset opened, it spends at the announced rate (quota ÷ window:
+ * it, learns what the reset brought only from the answers to what it sends next. So after the
+ * reset it sends one attempt and waits for the answer, for up to the longest answer time it has
+ * measured; a fresh hint then takes over, and the lane spends what the server says is left. The
+ * answer pumps the lane at once, so the wait is said a little at a time, as long again as the lane
+ * has waited so far (from one clock tick): a queued call is not judged past its deadline on a
+ * guess of when the answer comes, and the lane wakes only a few times. Once the answer is late,
+ * within the window the reset opened, the lane spends at the announced rate (quota ÷ window:
  * every lane keeping to it spends no more than the window holds), never its whole backlog at
- * once: a queue of 9 released into a window of 3 is 6 429s (the issue's ky burst: 18 429s for
- * 12 calls, 9 of them at the resets). A fresh hint takes over as soon as an answer brings one.
+ * once: a queue of 9 released into a window of 3 is 6 429s (the issue's ky burst: 18 429s for 12
+ * calls, 9 of them at the resets). A lane that knows no window yet (none announced, not yet
+ * inferred) has no rate to spend at: each attempt waits for the answer to the one before, or for
+ * the answer time.
  */
 export function resetPaceDelayMs(guidance: QuotaGuidance, now: number, cost: number, lastSendAt: number | undefined): number {
   const perSecond = guidance.quotaPerSecond
   const resetAt = guidance.resetAt
   const windowMs = guidance.windowMs
   if (resetAt === undefined || lastSendAt === undefined || resetAt > now) return 0
-  if (perSecond === undefined || windowMs === undefined) return probeDelayMs(guidance, now, resetAt, lastSendAt)
-  if (now >= resetAt + windowMs) return 0
+  const answerDueMs = awaitingAnswerMs(guidance, now, resetAt, lastSendAt)
+  if (answerDueMs > 0) return Math.min(answerDueMs, Math.max(CLOCK_TICK_MS, now - lastSendAt))
+  if (perSecond === undefined || windowMs === undefined || now >= resetAt + windowMs) return 0
   return Math.max(0, lastSendAt + (Math.max(cost, 1) / perSecond) * 1000 - now)
 }
 
-/**
- * A reset has passed and the lane knows no window yet (none announced, not yet inferred): it has no
- * rate to spend the reset at, so it sends one attempt and waits for the answer, which tells what the
- * reset brought (and, with the reset it announces next, the window). The wait is the longest answer
- * time the lane has measured (at least the clock's 1 ms tick): an answer that brings no hint, or
- * none in that time, lets the next attempt go. A lane that never measured one sends as before.
- */
-function probeDelayMs(guidance: QuotaGuidance, now: number, resetAt: number, lastSendAt: number): number {
+/** How long the answer to the lane's send after the reset may still take (its answer time); 0 once a hint came or it is late. */
+function awaitingAnswerMs(guidance: QuotaGuidance, now: number, resetAt: number, lastSendAt: number): number {
   const answerMs = guidance.answerMs
   if (answerMs === undefined || lastSendAt < resetAt || (guidance.hintAt ?? -Infinity) >= lastSendAt) return 0
-  return Math.max(0, lastSendAt + Math.max(1, answerMs) - now)
+  return Math.max(0, lastSendAt + Math.max(CLOCK_TICK_MS, answerMs) - now)
 }
+/** The clocks' resolution (epoch ms): an exemption. */
+const CLOCK_TICK_MS = 1
 
 /**
  * Spread what remains over the time left, but only when the lane's current pace would
@@ -339,8 +343,11 @@ export function shareDelayMs(
   const reserve = onQuota(guidance, guidance.sliding ? SLIDING_RESERVE_UNITS : RESERVE_UNITS)
   const target = rate + ((left - reserve) * 1000) / spendHorizonMs(guidance, now, left > reserve)
   if (fleet === undefined) {
-    // No reading yet: only the reserve is protected, at the quota's own rate.
-    if (left - cost >= reserve) return 0
+    // No reading yet: only the reserve is protected, at the quota's own rate. The count is in
+    // whole units, so the reserve held is the whole number of units nearest it: 12% of a
+    // quota of 3 is none (rounded up it would hold back a third of the window the server
+    // just said was free).
+    if (left - cost >= Math.round(reserve)) return 0
     ownPerSecond = rate
   } else {
     if (fleet.perSecond <= target) return 0

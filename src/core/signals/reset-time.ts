@@ -5,10 +5,11 @@
 // - An absolute moment (epoch value, HTTP-date, RFC 3339) is measured against the
 //   response's own `Date` header when there is one, so a server whose clock is off
 //   does not shift our wait: at = now + (moment − serverDate). The `Date` has whole
-//   seconds (the server's time truncated): when our clock lies within the second it
-//   names, the clocks agree as far as it can tell, and the moment is taken as it is
-//   (correcting by the truncation would put an agreeing server's moments up to a
-//   second late).
+//   seconds (the server's time truncated) and was written before the answer travelled:
+//   when it names the second our clock is in, or the one before (the answer crossed a
+//   second's boundary on its way), the clocks agree as far as it can tell, and the
+//   moment is taken as it is (correcting by the truncation would put an agreeing
+//   server's moments up to a second late, two when the answer crossed a boundary).
 //   Without a usable `Date`, the moment is taken as it is on our clock.
 // - A moment already past clamps to `now` (the server's "from then on" has come).
 // - Anything more than a year ahead is absurd (a confused unit, a delta read as an
@@ -78,9 +79,9 @@ export class TimeBase {
 /** The `Date` header's resolution: it names the second the server's clock was in. */
 const DATE_RESOLUTION_MS = 1000
 
-/** The server clock's lead over ours as its `Date` tells it: none when our clock lies within its second. */
+/** The server clock's lead over ours as its `Date` tells it: none when it names our second or the one before. */
 function skewMs(date: number, now: number): number {
-  return date <= now && now < date + DATE_RESOLUTION_MS ? 0 : date - now
+  return date <= now && now < date + 2 * DATE_RESOLUTION_MS ? 0 : date - now
 }
 
 function within(at: number, now: number): number | undefined {
