@@ -159,9 +159,10 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     // inert (hasLiveHint is false) until a response brings a reset.
     guidance.resetAt = plausibleFuture(resetAt, now) ? resetAt : undefined
     guidance.hintAt = now
+    const sentSincePrevious = guidance.sentSinceHint
     guidance.sentSinceHint = Math.max(0, unitsInFlight)
     const announced = quotaHintOf(signal)
-    const inferred = announced === undefined ? inferWindow((guidance.evidence ??= {}), now, remaining, signal.limit, guidance.resetAt) : undefined
+    const inferred = announced === undefined ? inferWindow((guidance.evidence ??= {}), now, remaining, signal.limit, guidance.resetAt, sentSincePrevious) : undefined
     const policy = announced ?? inferred
     guidance.inferred = inferred?.model
     guidance.quotaPerSecond = policy ? (policy.quota / policy.windowMs) * 1000 : undefined

@@ -8,7 +8,10 @@
 //   successive resets, read when the lane's hint of one has passed and an answer announces the
 //   next: at most the window plus the time before the lane's first send of the new window (0
 //   for a window aligned to the clock), so never shorter than the real one. The smallest such
-//   distance seen is kept.
+//   distance seen is kept. Only a reset that brought the whole limit back counts (the answer's
+//   `remaining` at least the limit less what the lane sent since its last hint): a bucket
+//   refilled in steps brings a step at each reset, and the limit over its step would be a rate
+//   it never gives.
 // - continuously (a token bucket whose reset is the time until it is full: OpenAI's, Anthropic's
 //   documented meaning): the reset moves on by each spent unit's refill time. The missing units
 //   over the time to the reset are then the refill rate, and the limit over the rate the window.
@@ -47,6 +50,8 @@ export function inferWindow(
   remaining: number,
   limit: number | undefined,
   resetAt: number | undefined,
+  /** Units the lane sent since its last hint (all of them may have been counted in the new window). */
+  sentSinceLast = 0,
 ): { quota: number; windowMs: number; model: RefillModel } | undefined {
   if (limit === undefined || !(limit > 0) || !Number.isFinite(limit) || remaining > limit || resetAt === undefined || !(resetAt > at)) {
     return current(evidence)
@@ -59,7 +64,7 @@ export function inferWindow(
   } else if (last !== undefined && last.at <= at) {
     if (last.resetAt <= at) {
       // The last reset has passed and this answer announces the next one.
-      if (evidence.model === 'boundary' && resetAt > last.resetAt) {
+      if (evidence.model === 'boundary' && resetAt > last.resetAt && remaining + sentSinceLast >= limit) {
         evidence.windowMs = Math.min(evidence.windowMs ?? Infinity, resetAt - last.resetAt)
       }
     } else if (remaining < last.remaining && last.remaining < limit) {

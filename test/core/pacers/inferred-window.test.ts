@@ -3,11 +3,14 @@ import { inferWindow, type WindowEvidence } from '../../../src/core/pacers/infer
 
 const T0 = 1_700_000_000_000
 
-/** Feeds hints [at, remaining, limit, resetAt] (times relative to T0, × k) and returns the last answer. */
-function feed(hints: Array<[number, number, number | undefined, number | undefined]>, k = 1, evidence: WindowEvidence = {}) {
+/**
+ * Feeds hints [at, remaining, limit, resetAt, sent] (times relative to T0, × k; `sent`: units the
+ * lane sent since the hint before, 1 unless given) and returns the last answer.
+ */
+function feed(hints: Array<[number, number, number | undefined, number | undefined, number?]>, k = 1, evidence: WindowEvidence = {}) {
   let result: ReturnType<typeof inferWindow>
-  for (const [at, remaining, limit, resetAt] of hints) {
-    result = inferWindow(evidence, T0 + at * k, remaining, limit, resetAt === undefined ? undefined : T0 + resetAt * k)
+  for (const [at, remaining, limit, resetAt, sent] of hints) {
+    result = inferWindow(evidence, T0 + at * k, remaining, limit, resetAt === undefined ? undefined : T0 + resetAt * k, sent ?? 1)
   }
   return { result: result!, evidence }
 }
@@ -37,6 +40,15 @@ describe('inferWindow: a quota refilled at a boundary', () => {
     expect(result?.windowMs).toBe(1000)
     const { result: once } = feed([...FIXED_FIRST_WINDOW, [1500, 2, 3, 2500]])
     expect(once?.windowMs).toBe(1500) // never shorter than the real window
+  })
+
+  it('a reset that brought back less than the limit (a bucket refilled in steps) gives no window', () => {
+    // 3 units, one step of 1 each second: after the reset 1 is left before the probe, 0 after it.
+    const { result, evidence } = feed([...FIXED_FIRST_WINDOW, [1010, 0, 3, 2000], [2010, 0, 3, 3000]])
+    expect(evidence.model).toBe('boundary')
+    expect(result).toBeUndefined()
+    // The same answer after the lane sent 3 since its last hint: all 3 may be the new window's.
+    expect(feed([...FIXED_FIRST_WINDOW, [1010, 0, 3, 2000, 3]]).result?.windowMs).toBe(1000)
   })
 
   it('answers to sends made before the reset (their reset already past) are no evidence', () => {
@@ -82,7 +94,7 @@ describe('inferWindow: malformed or contradictory hints are no evidence', () => 
     expect(result).toBeUndefined()
     // What was learned is kept: a proper answer after it still gives the window.
     expect(evidence.model).toBe('boundary')
-    expect(feed([[1020, 1, 3, 2000]], 1, evidence).result?.windowMs).toBe(1000)
+    expect(feed([[1020, 1, 3, 2000, 2]], 1, evidence).result?.windowMs).toBe(1000)
   })
 
   it('a changed limit is another quota: what was learned of the old one is dropped', () => {
