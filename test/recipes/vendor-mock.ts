@@ -23,6 +23,8 @@ export interface VendorMockOptions {
   windowMs?: number
   /** Answer every request with a 429 carrying this Retry-After (seconds), whatever the window says. */
   alwaysRetryAfterS?: number
+  /** Epoch ms of the server's clock (a manual clock shared with the client in tests). @default Date.now */
+  clock?: () => number
 }
 
 export interface VendorMock {
@@ -163,7 +165,10 @@ function echoOf(path: string, body: Buffer): { echo: string; stream: boolean } {
 export async function startVendorMock(vendor: Vendor, options: VendorMockOptions = {}): Promise<VendorMock> {
   const limit = options.limit ?? 3
   const windowMs = options.windowMs ?? 1_000
-  const startedAt = Date.now()
+  const clock = options.clock ?? Date.now
+  // GitHub announces its reset in whole epoch seconds, and its windows end on them: a mock whose
+  // windows end between seconds would announce each reset up to a second after it happened.
+  const startedAt = vendor === 'github' ? Math.floor(clock() / 1000) * 1000 : clock()
   const requests: VendorRequest[] = []
   let windowIndex = -1
   let used = 0
@@ -192,7 +197,7 @@ export async function startVendorMock(vendor: Vendor, options: VendorMockOptions
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
-      const nowMs = Date.now()
+      const nowMs = clock()
       const index = Math.floor((nowMs - startedAt) / windowMs)
       if (index !== windowIndex) {
         windowIndex = index
@@ -205,8 +210,9 @@ export async function startVendorMock(vendor: Vendor, options: VendorMockOptions
       if (admitted) used++
       const w: Window = { limit, remaining: Math.max(0, limit - used), resetMs, nowMs }
       const status = admitted ? 200 : 429
-      requests.push({ method: req.method ?? '', path, headers: req.headers, body, atMs: performance.now(), status })
-      const headers = rateLimitHeaders(vendor, w)
+      requests.push({ method: req.method ?? '', path, headers: req.headers, body, atMs: options.clock ? nowMs : performance.now(), status })
+      // On an injected clock the server's Date is that clock's (node:http would send the real time).
+      const headers = { ...rateLimitHeaders(vendor, w), ...(options.clock ? { date: new Date(nowMs).toUTCString() } : {}) }
       if (!admitted) {
         const throttled = throttledBody(vendor)
         const retryAfterS = options.alwaysRetryAfterS ?? Math.max(1, Math.ceil(resetMs / 1000))

@@ -532,7 +532,7 @@ class AtbPacer implements AtbLanePacer {
     if (this.calm(now)) this.becomeCalm()
     if (this.congested()) this.pacedSend(now, units)
     this.inFlight++
-    if (this.guidance !== undefined) noteSent(this.guidance, units)
+    if (this.guidance !== undefined) noteSent(this.guidance, units, now)
     this.lastSendAt = this.lastSendAt === undefined ? now : Math.max(this.lastSendAt, now)
     this.sendLog().push(now, units)
   }
@@ -600,9 +600,9 @@ class AtbPacer implements AtbLanePacer {
   /** Take in the server's guidance (a Retry-After only while honoured). */
   private absorb(now: number, signal: Signal): void {
     if (this.o.honourRetryAfter) {
-      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance()), now, signal, this.inFlight)
+      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance(this.lastSendAt)), now, signal, this.inFlight)
     } else if (signal.remaining !== undefined) {
-      absorbGuidance((this.guidance ??= emptyGuidance()), now, { ...signal, retryAt: undefined }, this.inFlight)
+      absorbGuidance((this.guidance ??= emptyGuidance(this.lastSendAt)), now, { ...signal, retryAt: undefined }, this.inFlight)
     }
   }
 

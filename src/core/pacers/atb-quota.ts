@@ -2,6 +2,7 @@
 // (`remaining` units until `resetAt`). These are lane-wide: the quota is shared by every
 // caller of the lane, so one response's "wait until T" holds every attempt back.
 import type { Signal } from '../types.js'
+import { inferWindow, type RefillModel, type WindowEvidence } from './inferred-window.js'
 
 export interface QuotaGuidance {
   /** Epoch ms before which nothing may be sent (the latest Retry-After seen). */
@@ -41,10 +42,24 @@ export interface QuotaGuidance {
   windowMs?: number
   /** The announced policy's quota (units per window); undefined when none. */
   quota?: number
+  /**
+   * When no policy announced a window: how the quota refills, once the lane's own hints told
+   * it (inferred-window.ts); `windowMs`, `quota` and `quotaPerSecond` are then the inferred ones.
+   */
+  inferred?: RefillModel
+  /** The hints the window is inferred from; allocated at the first hint without an announced window. */
+  evidence?: WindowEvidence
+  /** When the lane last sent. */
+  lastSentAt?: number
+  /** The longest an answer took, measured whenever the lane's last attempt out was answered (ms). */
+  answerMs?: number
 }
 
-export function emptyGuidance(): QuotaGuidance {
-  return { retryAt: 0, sentSinceHint: 0, sentTotal: 0, samples: [], continuous: false, sliding: false }
+/** `lastSentAt`: the lane's last send before its first guidance (its answer is being read). */
+export function emptyGuidance(lastSentAt?: number): QuotaGuidance {
+  const guidance: QuotaGuidance = { retryAt: 0, sentSinceHint: 0, sentTotal: 0, samples: [], continuous: false, sliding: false }
+  if (lastSentAt !== undefined) guidance.lastSentAt = lastSentAt
+  return guidance
 }
 
 /**
@@ -134,6 +149,10 @@ function plausibleFuture(at: number | undefined, now: number): at is number {
  * the previous answer is on its way must not spend the same unit twice).
  */
 export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Signal, unitsInFlight = 0): void {
+  // The lane's last attempt out is answered: how long that took is an answer time.
+  if (unitsInFlight <= 0 && guidance.lastSentAt !== undefined && now >= guidance.lastSentAt) {
+    guidance.answerMs = Math.max(guidance.answerMs ?? 0, now - guidance.lastSentAt)
+  }
   if (plausibleFuture(signal.retryAt, now)) guidance.retryAt = Math.max(guidance.retryAt, signal.retryAt)
   const { remaining, resetAt } = signal
   if (remaining !== undefined && Number.isFinite(remaining) && remaining >= 0) {
@@ -142,12 +161,20 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     // inert (hasLiveHint is false) until a response brings a reset.
     guidance.resetAt = plausibleFuture(resetAt, now) ? resetAt : undefined
     guidance.hintAt = now
+    const sentSincePrevious = guidance.sentSinceHint
     guidance.sentSinceHint = Math.max(0, unitsInFlight)
-    const policy = quotaHintOf(signal)
+    const announced = quotaHintOf(signal)
+    const inferred = announced === undefined ? inferWindow((guidance.evidence ??= {}), now, remaining, signal.limit, guidance.resetAt, sentSincePrevious) : undefined
+    const policy = announced ?? inferred
+    guidance.inferred = inferred?.model
     guidance.quotaPerSecond = policy ? (policy.quota / policy.windowMs) * 1000 : undefined
     guidance.windowMs = policy?.windowMs
     guidance.quota = policy?.quota
-    if (policy && guidance.resetAt !== undefined) {
+    if (inferred !== undefined) {
+      // The evidence that gave the window also told how the quota refills.
+      guidance.continuous = inferred.model === 'continuous'
+      guidance.refillKnown = true
+    } else if (policy && guidance.resetAt !== undefined) {
       // Whole-second resets and whole-unit counts: allow a second's refill and a unit of slack.
       const perSecond = guidance.quotaPerSecond as number
       const refillS = Math.max(0, policy.quota - remaining) / perSecond
@@ -188,9 +215,14 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
   }
 }
 
-/** Whether a throttled signal is explained by the quota it announced (nothing left): the quota pacing covers it. */
+/**
+ * Whether a throttled signal is explained by the quota it announced: nothing left, and either a
+ * policy (quota per window) or a limit with its reset (the lane infers the window: inferred-window.ts).
+ * The quota pacing covers it: the gate holds the lane until the reset, the pacing spends what it brings.
+ */
 export function explainedByQuota(signal: Signal): boolean {
-  return signal.remaining !== undefined && signal.remaining <= 0 && quotaHintOf(signal) !== undefined
+  if (signal.remaining === undefined || signal.remaining > 0) return false
+  return quotaHintOf(signal) !== undefined || (signal.limit !== undefined && signal.limit > 0 && signal.resetAt !== undefined)
 }
 
 /** Whether the lane currently holds a quota hint that has not expired. */
@@ -198,7 +230,8 @@ export function hasLiveHint(guidance: QuotaGuidance, now: number): boolean {
   return guidance.remaining !== undefined && guidance.resetAt !== undefined && guidance.resetAt > now
 }
 
-export function noteSent(guidance: QuotaGuidance, cost: number): void {
+export function noteSent(guidance: QuotaGuidance, cost: number, now?: number): void {
+  if (now !== undefined) guidance.lastSentAt = now
   guidance.sentTotal += cost
   if (guidance.remaining !== undefined) guidance.sentSinceHint += cost
 }
@@ -212,8 +245,8 @@ export function gateDelayMs(guidance: QuotaGuidance, now: number, cost: number):
       // A known refill rate brings the missing units long before a token bucket is full
       // again (its reset): wait for them, not for the reset. Not while no hint could tell how
       // the quota refills (every reset within the headers' resolution): a 1 s window gives
-      // nothing back before its reset.
-      const refillAt = guidance.quotaPerSecond === undefined || !guidance.refillKnown
+      // nothing back before its reset; nor a quota the lane saw refill at a boundary.
+      const refillAt = guidance.quotaPerSecond === undefined || !guidance.refillKnown || guidance.inferred === 'boundary'
         ? Infinity
         : (guidance.hintAt as number) + ((cost - left) / guidance.quotaPerSecond) * 1000
       until = Math.max(until, Math.min(guidance.resetAt as number, refillAt))
@@ -224,20 +257,38 @@ export function gateDelayMs(guidance: QuotaGuidance, now: number, cost: number):
 
 /**
  * No herd at a reset. A hint runs out at its reset, and the lane, whose queued calls waited for
- * it, learns what the reset brought only from the answers to what it sends next. Until one comes
- * back, within the window the reset opened, it spends at the announced rate (quota ÷ window:
+ * it, learns what the reset brought only from the answers to what it sends next. So after the
+ * reset it sends one attempt and waits for the answer, for up to the longest answer time it has
+ * measured; a fresh hint then takes over, and the lane spends what the server says is left. The
+ * answer pumps the lane at once, so the wait is said a little at a time, as long again as the lane
+ * has waited so far (from one clock tick): a queued call is not judged past its deadline on a
+ * guess of when the answer comes, and the lane wakes only a few times. Once the answer is late,
+ * within the window the reset opened, the lane spends at the announced rate (quota ÷ window:
  * every lane keeping to it spends no more than the window holds), never its whole backlog at
- * once: a queue of 9 released into a window of 3 is 6 429s (the issue's ky burst: 18 429s for
- * 12 calls, 9 of them at the resets). A fresh hint takes over as soon as an answer brings one.
+ * once: a queue of 9 released into a window of 3 is 6 429s (the issue's ky burst: 18 429s for 12
+ * calls, 9 of them at the resets). A lane that knows no window yet (none announced, not yet
+ * inferred) has no rate to spend at: each attempt waits for the answer to the one before, or for
+ * the answer time.
  */
 export function resetPaceDelayMs(guidance: QuotaGuidance, now: number, cost: number, lastSendAt: number | undefined): number {
   const perSecond = guidance.quotaPerSecond
   const resetAt = guidance.resetAt
   const windowMs = guidance.windowMs
-  if (perSecond === undefined || resetAt === undefined || windowMs === undefined || lastSendAt === undefined) return 0
-  if (resetAt > now || now >= resetAt + windowMs) return 0
+  if (resetAt === undefined || lastSendAt === undefined || resetAt > now) return 0
+  const answerDueMs = awaitingAnswerMs(guidance, now, resetAt, lastSendAt)
+  if (answerDueMs > 0) return Math.min(answerDueMs, Math.max(CLOCK_TICK_MS, now - lastSendAt))
+  if (perSecond === undefined || windowMs === undefined || now >= resetAt + windowMs) return 0
   return Math.max(0, lastSendAt + (Math.max(cost, 1) / perSecond) * 1000 - now)
 }
+
+/** How long the answer to the lane's send after the reset may still take (its answer time); 0 once a hint came or it is late. */
+function awaitingAnswerMs(guidance: QuotaGuidance, now: number, resetAt: number, lastSendAt: number): number {
+  const answerMs = guidance.answerMs
+  if (answerMs === undefined || lastSendAt < resetAt || (guidance.hintAt ?? -Infinity) >= lastSendAt) return 0
+  return Math.max(0, lastSendAt + Math.max(CLOCK_TICK_MS, answerMs) - now)
+}
+/** The clocks' resolution (epoch ms): an exemption. */
+const CLOCK_TICK_MS = 1
 
 /**
  * Spread what remains over the time left, but only when the lane's current pace would
@@ -295,8 +346,11 @@ export function shareDelayMs(
   const reserve = onQuota(guidance, guidance.sliding ? SLIDING_RESERVE_UNITS : RESERVE_UNITS)
   const target = rate + ((left - reserve) * 1000) / spendHorizonMs(guidance, now, left > reserve)
   if (fleet === undefined) {
-    // No reading yet: only the reserve is protected, at the quota's own rate.
-    if (left - cost >= reserve) return 0
+    // No reading yet: only the reserve is protected, at the quota's own rate. The count is in
+    // whole units, so the reserve held is the whole number of units nearest it: 12% of a
+    // quota of 3 is none (rounded up it would hold back a third of the window the server
+    // just said was free).
+    if (left - cost >= Math.round(reserve)) return 0
     ownPerSecond = rate
   } else {
     // Within float noise of the target is on it: the same decision at every time scale.

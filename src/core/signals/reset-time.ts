@@ -4,8 +4,13 @@
 // - A delay (delta) is added to `now`. A negative delay is malformed and ignored.
 // - An absolute moment (epoch value, HTTP-date, RFC 3339) is measured against the
 //   response's own `Date` header when there is one, so a server whose clock is off
-//   does not shift our wait: at = now + (moment − serverDate). Without a usable
-//   `Date`, the moment is taken as it is on our clock.
+//   does not shift our wait: at = now + (moment − serverDate). The `Date` has whole
+//   seconds (the server's time truncated) and was written before the answer travelled:
+//   when it names the second our clock is in, or the one before (the answer crossed a
+//   second's boundary on its way), the clocks agree as far as it can tell, and the
+//   moment is taken as it is (correcting by the truncation would put an agreeing
+//   server's moments up to a second late, two when the answer crossed a boundary).
+//   Without a usable `Date`, the moment is taken as it is on our clock.
 // - A moment already past clamps to `now` (the server's "from then on" has come).
 // - Anything more than a year ahead is absurd (a confused unit, a delta read as an
 //   epoch) and ignored rather than obeyed.
@@ -53,7 +58,7 @@ export class TimeBase {
   atMoment(epochMs: number): number | undefined {
     if (!Number.isFinite(epochMs)) return undefined
     const serverDate = this.serverDateMs()
-    const local = serverDate === undefined ? epochMs : this.now + (epochMs - serverDate)
+    const local = serverDate === undefined ? epochMs : epochMs - skewMs(serverDate, this.now)
     if (local - this.now > MAX_HORIZON_MS) return undefined
     return within(Math.max(local, this.now), this.now)
   }
@@ -69,6 +74,14 @@ export class TimeBase {
     if (value >= EPOCH_SECONDS_THRESHOLD) return this.atMoment(value * 1000)
     return this.afterDelay(value * 1000)
   }
+}
+
+/** The `Date` header's resolution: it names the second the server's clock was in. */
+const DATE_RESOLUTION_MS = 1000
+
+/** The server clock's lead over ours as its `Date` tells it: none when it names our second or the one before. */
+function skewMs(date: number, now: number): number {
+  return date <= now && now < date + 2 * DATE_RESOLUTION_MS ? 0 : date - now
 }
 
 function within(at: number, now: number): number | undefined {

@@ -1,0 +1,98 @@
+// The window of a quota whose server never announces one. OpenAI, Anthropic and GitHub send a
+// limit, what is left of it and when it resets, but no RateLimit-Policy: the lane has the quota
+// and must find its time scale in what the server says from one response to the next, never
+// assume it. Two ways a quota refills, told apart by how its reset moves as units are spent:
+//
+// - at a boundary (a fixed window, GitHub's hour from first use, a bucket refilled in steps):
+//   the reset stays put while `remaining` falls. The window is then the distance between two
+//   successive resets, read when the lane's hint of one has passed and an answer announces the
+//   next: at most the window plus the time before the lane's first send of the new window (0
+//   for a window aligned to the clock), so never shorter than the real one. The smallest such
+//   distance seen is kept. Only a reset that brought the whole limit back counts (the answer's
+//   `remaining` at least the limit less what the lane sent since its last hint): a bucket
+//   refilled in steps brings a step at each reset, and the limit over its step would be a rate
+//   it never gives.
+// - continuously (a token bucket whose reset is the time until it is full: OpenAI's, Anthropic's
+//   documented meaning): the reset moves on by each spent unit's refill time. The missing units
+//   over the time to the reset are then the refill rate, and the limit over the rate the window.
+//
+// A pair of hints of one window (no reset passed between them, `remaining` fallen) decides: the
+// observed move of the reset is nearer to 0 (a boundary) or to what a bucket refilling at the
+// rate the first hint implies would show. Both tests and both estimates are ratios of the
+// server's own times, so every time × k gives every window × k. Hints whose limit is missing,
+// not positive, below `remaining` or changed since the last hint are no evidence (a changed
+// limit is another quota: what was learned of the old one is dropped).
+
+/** One response's word on the quota, on the client's clock. */
+export interface QuotaHint {
+  at: number
+  remaining: number
+  limit: number
+  resetAt: number
+}
+
+export type RefillModel = 'boundary' | 'continuous'
+
+/** What the lane has learned of a quota's window from its hints. */
+export interface WindowEvidence {
+  /** The latest usable hint. */
+  last?: QuotaHint
+  /** How the quota refills, once a pair of hints of one window told. */
+  model?: RefillModel
+  /** The window inferred (ms); undefined until the evidence gives one. */
+  windowMs?: number
+}
+
+/** Take in one hint; returns the quota and window the evidence now gives, if any. */
+export function inferWindow(
+  evidence: WindowEvidence,
+  at: number,
+  remaining: number,
+  limit: number | undefined,
+  resetAt: number | undefined,
+  /** Units the lane sent since its last hint (all of them may have been counted in the new window). */
+  sentSinceLast = 0,
+): { quota: number; windowMs: number; model: RefillModel } | undefined {
+  if (limit === undefined || !(limit > 0) || !Number.isFinite(limit) || remaining > limit || resetAt === undefined || !(resetAt > at)) {
+    return current(evidence)
+  }
+  const hint: QuotaHint = { at, remaining, limit, resetAt }
+  const last = evidence.last
+  if (last !== undefined && last.limit !== limit) {
+    evidence.model = undefined
+    evidence.windowMs = undefined
+  } else if (last !== undefined && last.at <= at) {
+    if (last.resetAt <= at) {
+      // The last reset has passed and this answer announces the next one.
+      if (evidence.model === 'boundary' && resetAt > last.resetAt && remaining + sentSinceLast >= limit) {
+        evidence.windowMs = Math.min(evidence.windowMs ?? Infinity, resetAt - last.resetAt)
+      }
+    } else if (remaining < last.remaining && last.remaining < limit) {
+      evidence.model = refillModel(last, hint)
+      if (evidence.model === 'continuous') evidence.windowMs = undefined
+    }
+  }
+  if (evidence.model === 'continuous' && remaining < limit) {
+    // The missing units came back at the rate they take to the reset: the window is the limit's worth.
+    evidence.windowMs = (limit * (resetAt - at)) / (limit - remaining)
+  }
+  evidence.last = hint
+  return current(evidence)
+}
+
+function current(evidence: WindowEvidence): { quota: number; windowMs: number; model: RefillModel } | undefined {
+  const { last, model, windowMs } = evidence
+  if (last === undefined || model === undefined || windowMs === undefined || !(windowMs > 0) || !Number.isFinite(windowMs)) return undefined
+  return { quota: last.limit, windowMs, model }
+}
+
+/**
+ * Two hints of one window, `remaining` fallen between them: did the reset stay put, or move as a
+ * bucket refilling at the first hint's implied rate ((limit − remaining) / time to its reset) would?
+ */
+function refillModel(first: QuotaHint, second: QuotaHint): RefillModel {
+  const moved = second.resetAt - first.resetAt
+  const perUnitMs = (first.resetAt - first.at) / (first.limit - first.remaining)
+  const bucketMove = second.at - first.at + (first.remaining - second.remaining) * perUnitMs
+  return Math.abs(moved) < Math.abs(moved - bucketMove) ? 'boundary' : 'continuous'
+}
