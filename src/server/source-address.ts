@@ -2,9 +2,9 @@
 // an IPv6 address is its /64, the block one subscriber usually gets, since a client that
 // holds a /64 can pick a fresh address in it for every request.
 export function sourceKey(address: string): string {
+  if (!address.includes(':')) return address // IPv4: the common case, once per request
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
   if (mapped) return mapped[1]!
-  if (!address.includes(':')) return address
   const zone = address.indexOf('%')
   const bare = zone < 0 ? address : address.slice(0, zone)
   const [head = '', tail] = bare.toLowerCase().split('::')

@@ -20,8 +20,11 @@ export interface TenantScopeSnapshot extends ScopeSnapshot {
 }
 
 export interface TelemetryStore {
-  /** Record a validated report at `now`: counted (or a duplicate) with the aggregate, or refused. */
-  report(report: TelemetryReport, now: number, configuredQuotaPerSecond: number | undefined, origin: ReportOrigin): Promise<RecordResult>
+  /**
+   * Record a validated report at `now`: counted (or a duplicate) with the aggregate, or refused.
+   * A store in this process may answer at once (no promise: one report is one await fewer).
+   */
+  report(report: TelemetryReport, now: number, configuredQuotaPerSecond: number | undefined, origin: ReportOrigin): RecordResult | Promise<RecordResult>
   /** Read-only aggregate of a tenant's `scope` at `now` (fair share of an untracked client of weight 1). */
   read(tenant: string, scope: string, now: number, configuredQuotaPerSecond?: number): Promise<TelemetryReply>
   /** The most recently reported scopes of the given tenants (at most `limit` each), for the dashboard. */

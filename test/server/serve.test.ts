@@ -58,6 +58,55 @@ function trickle(socket: Socket, text: string, everyMs: number): void {
   socket.once('close', () => clearInterval(timer))
 }
 
+describe('serve() fast path bodies', () => {
+  let server: RunningServer | undefined
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+
+  it('keeps serving after a client drops its connection halfway through a body', async () => {
+    server = await serve({ port: 0, options: { rateLimit: false } })
+    const { port } = server
+    await new Promise<void>((resolve) => {
+      const socket = connect({ port, host: '127.0.0.1' })
+      socket.on('error', () => {})
+      socket.on('close', () => resolve())
+      socket.write('POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"v":1,', () => {
+        setTimeout(() => socket.destroy(), 50)
+      })
+    })
+    const body = JSON.stringify({ v: 1, scope: 'api', clientId: 'after', attempts: 1, throttled: 0 })
+    const reply = await exchange(port, `POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
+    expect(reply.slice(0, 12)).toBe('HTTP/1.1 200')
+    expect(reply).toContain('"activeClients":1')
+  })
+
+  it('answers a body sent in several chunks, and one just over the limit with 413 and a close', async () => {
+    server = await serve({ port: 0, options: { rateLimit: false, maxBodyBytes: 200 } })
+    const { port } = server
+    const body = JSON.stringify({ v: 1, scope: 'api', clientId: 'chunks', attempts: 2, throttled: 1 })
+    const chunked = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ port, host: '127.0.0.1' })
+      let text = ''
+      socket.setEncoding('latin1')
+      socket.on('data', (chunk: string) => (text += chunk))
+      socket.on('end', () => resolve(text))
+      socket.on('error', reject)
+      socket.write(`POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`)
+      setTimeout(() => socket.write(body.slice(10, 30)), 30)
+      setTimeout(() => socket.end(body.slice(30)), 60)
+    })
+    expect(chunked.slice(0, 12)).toBe('HTTP/1.1 200')
+    expect(chunked).toContain('"totalAttempts":2')
+    // Chunked transfer (no Content-Length), so the limit is found while reading, not from the header.
+    const big = JSON.stringify({ v: 1, scope: 'api', clientId: 'x'.repeat(190), attempts: 1, throttled: 0 })
+    const refused = await exchange(port, `POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`)
+    expect(refused.slice(0, 12)).toBe('HTTP/1.1 413')
+    expect(refused.toLowerCase()).toContain('connection: close')
+  })
+})
+
 describe('serve() timeouts and connection bounds', () => {
   let server: RunningServer | undefined
   afterEach(async () => {
