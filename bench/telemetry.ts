@@ -22,15 +22,20 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { availableParallelism, loadavg } from 'node:os'
-import { createTelemetryCore } from '../src/server/handle-telemetry.js'
 import type { TelemetryRequest } from '../src/server/handle-telemetry.js'
-import { createMemoryStore } from '../src/server/memory-store.js'
-import { createRedisStore } from '../src/server/redis-store.js'
-import { serve } from '../src/server/serve.js'
 import type { TelemetryStore } from '../src/server/telemetry-store.js'
 import { hasRedisServer, startRedis } from '../test/e2e/helpers/redis-server.js'
 import { runLoad as runLoadHere, serialisePost } from './telemetry-load.js'
 import type { LoadResult } from './telemetry-load.js'
+
+// The server measured is the compiled build users run (`npx polite-fetch telemetry-server`
+// runs dist/; `npm run bench:telemetry` builds it first). Under tsx the source carries a helper
+// call per named closure that the shipped code does not. BENCH_SOURCE=src measures src/ instead.
+const SERVER_DIR = process.env.BENCH_SOURCE === 'src' ? '../src/server/' : '../dist/src/server/'
+const { createTelemetryCore } = await import(`${SERVER_DIR}handle-telemetry.js`) as typeof import('../src/server/handle-telemetry.js')
+const { createMemoryStore } = await import(`${SERVER_DIR}memory-store.js`) as typeof import('../src/server/memory-store.js')
+const { createRedisStore } = await import(`${SERVER_DIR}redis-store.js`) as typeof import('../src/server/redis-store.js')
+const { serve } = await import(`${SERVER_DIR}serve.js`) as typeof import('../src/server/serve.js')
 
 const TOKEN = 'bench-token'
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2_000)
