@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type Client, createClient } from '../../src/client/create-client.js'
 import { startQuotaServer, type QuotaServer } from '../../src/sim/quota-server.js'
 import { ManualClock } from '../helpers/manual-clock.js'
+import { recordingFetch, settleOnClock } from '../helpers/virtual-burst.js'
 
 let server: QuotaServer | undefined
 let client: Client | undefined
@@ -29,28 +30,11 @@ describe('a burst of 12 calls against RateLimit headers (3 per 1 s window)', () 
       feedback: 'ratelimit',
       clock: () => clock.now(),
     })
-    const sentAt: number[] = []
-    const statuses: number[] = []
-    let onWire = 0
-    const counted = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-      onWire++
-      sentAt.push(clock.now())
-      try {
-        const response = await fetch(input, init)
-        statuses.push(response.status)
-        return response
-      } finally {
-        onWire--
-      }
-    }
-    client = createClient({ clock, random: () => 0.5, fetch: counted, deadlineMs: 120_000 })
-    let settled = 0
-    const calls = Array.from({ length: CALLS }, (_, i) => client!.fetch(`${server!.url}/item/${i}`).finally(() => settled++))
-    for (let turn = 0; turn < 2_000 && settled < CALLS; turn++) {
-      await new Promise((resolve) => setTimeout(resolve, 1))
-      if (settled < CALLS && onWire === 0) await clock.next(3_600_000)
-    }
-    const responses = await Promise.all(calls)
+    const wire = recordingFetch(clock)
+    const { sentAt, statuses } = wire
+    client = createClient({ clock, random: () => 0.5, fetch: wire.fetch, deadlineMs: 120_000 })
+    const calls = Array.from({ length: CALLS }, (_, i) => client!.fetch(`${server!.url}/item/${i}`))
+    const responses = await settleOnClock(clock, calls, wire)
     expect(responses.every((r) => r.status === 200)).toBe(true)
     const start = sentAt[0]!
     const refused = statuses.filter((s) => s === 429).length

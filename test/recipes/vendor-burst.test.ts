@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Client, createClient } from '../../src/client/create-client.js'
 import { ManualClock } from '../helpers/manual-clock.js'
+import { recordingFetch, settleOnClock } from '../helpers/virtual-burst.js'
 import { startVendorMock, type Vendor, type VendorMock } from './vendor-mock.js'
 
 let server: VendorMock | undefined
@@ -27,30 +28,13 @@ async function burstInVirtualTime(vendor: Vendor, startOffsetMs: number, burstOf
   server = await startVendorMock(vendor, { clock: () => clock.now() })
   const windowStart = vendor === 'github' ? START : START + startOffsetMs
   await clock.advance(burstOffsetMs)
-  const sentAt: number[] = []
-  const statuses: number[] = []
-  let onWire = 0
-  const counted = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    onWire++
-    sentAt.push(clock.now())
-    try {
-      const response = await fetch(input, init)
-      statuses.push(response.status)
-      return response
-    } finally {
-      onWire--
-    }
-  }
-  client = createClient({ clock, random: () => 0.5, fetch: counted, deadlineMs: 120_000 })
-  let settled = 0
+  const wire = recordingFetch(clock)
+  const { sentAt, statuses } = wire
+  client = createClient({ clock, random: () => 0.5, fetch: wire.fetch, deadlineMs: 120_000 })
   const calls = Array.from({ length: CALLS }, (_, i) =>
-    client!.fetch(`${server!.url}/items/${i}`, { method: 'POST', body: `{"echo":"call-${i}"}` }).finally(() => settled++),
+    client!.fetch(`${server!.url}/items/${i}`, { method: 'POST', body: `{"echo":"call-${i}"}` }),
   )
-  for (let turn = 0; turn < 2_000 && settled < CALLS; turn++) {
-    await new Promise((resolve) => setTimeout(resolve, 1))
-    if (settled < CALLS && onWire === 0) await clock.next(3_600_000)
-  }
-  const responses = await Promise.all(calls)
+  const responses = await settleOnClock(clock, calls, wire)
   expect(responses.map((r) => r.status)).toEqual(Array(CALLS).fill(200))
   return { sentAt, statuses, windowStart }
 }
