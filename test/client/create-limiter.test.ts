@@ -280,7 +280,23 @@ describe('createLimiter: pacing and scopes', () => {
     }
   })
 
-  it('evicts a lane that does not pace after idleMs, however long it was', async () => {
+  it('keeps a lane through idle gaps of a few of its own traffic\'s spacings, paced or not', async () => {
+    // A free lane's clock (first admission to first 429) is how its pacer measures the quota's time scale.
+    const { limiter, log, clock } = setup({ idleMs: 60_000 })
+    for (let i = 0; i < 3; i++) {
+      track(limiter.run(log.job('s', `a${i}`)))
+      log.last().answer(ok)
+      await flushPromises()
+      if (i < 2) await clock.advance(50_000)
+    }
+    expect(limiter.stats()[0]).toMatchObject({ ratePerSecond: Infinity, attempts: 3 })
+    await clock.advance(375_000) // 7.5 of its 50 s spacings
+    expect(limiter.stats()).toHaveLength(1)
+    await clock.advance(70_000) // past 8, and the next sweep (every idleMs)
+    expect(limiter.stats()).toEqual([])
+  })
+
+  it('evicts a lane used once after idleMs', async () => {
     const { limiter, log, clock } = setup({ idleMs: 60_000 })
     track(limiter.run(log.job('s', 'a')))
     log.last().answer(ok)
