@@ -23,7 +23,7 @@ import { feedLane } from './lane-feedback.js'
 import type { LanePersistence } from './lane-persistence.js'
 import { LaneRegistry } from './lane-registry.js'
 import { LimiterEmitter, type LimiterEventName, type Listener } from './limiter-events.js'
-import { noteRoute, type SplitHost, wantsRouteNote } from './route-splitter.js'
+import { noteRoute, noteWaiting, type SplitHost, wantsRouteNote } from './route-splitter.js'
 import type { AttemptOutcome, Job, Settlement } from './limiter-types.js'
 import { type LimiterOptions, type ResolvedLimiterOptions, resolveLimiterOptions } from './options.js'
 import { cancelTimer, startTimer } from './timer.js'
@@ -193,6 +193,8 @@ class Engine implements CallOwner, SplitHost {
       return
     }
     this.enqueue(call, now)
+    // A call of another route queued behind a route that the lane's 429s single out: try that route apart now.
+    if (lane.routeRecord !== undefined) noteWaiting(this, call, lane, now)
     this.pump(lane)
   }
 

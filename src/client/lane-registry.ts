@@ -1,7 +1,9 @@
 // The live lanes, one per scope: created on first use (resuming saved pacer state when
 // a store is configured), each with at most one wake-up timer, and evicted once idle
-// for `idleMs` so memory stays bounded however many scopes a client meets.
+// for `idleMs` (and, while it paces, for a few of its own spacings: idle-eviction.ts) so
+// memory stays bounded however many scopes a client meets.
 import type { Pacer, PacerState } from '../core/types.js'
+import { mayEvict } from './idle-eviction.js'
 import { Lane, type ScopeStats } from './lane.js'
 import { LanePersistence } from './lane-persistence.js'
 import type { ResolvedLimiterOptions } from './options.js'
@@ -121,7 +123,7 @@ export class LaneRegistry {
   sweep(): void {
     const now = this.o.clock.now()
     for (const [scope, lane] of this.lanes) {
-      if (lane.pacer === undefined || !lane.isIdle() || now - lane.lastActiveAt < this.o.idleMs) continue
+      if (!mayEvict(lane, now, this.o.idleMs)) continue
       // Without a store, a lane still gated by a server's retryAt is kept: forgetting the
       // gate would let the next call go out before the server allows it.
       if (this.persistence === undefined && lane.gateUntil > now) continue

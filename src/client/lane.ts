@@ -72,10 +72,14 @@ export class Lane {
    */
   routeRecord: LaneRouteRecord | undefined = undefined
 
+  /** Epoch ms the lane was made: with `attempts`, the mean spacing of its own traffic (idle-eviction.ts). */
+  readonly createdAt: number
+
   constructor(scope: string, pacer: Pacer | undefined, now: number) {
     this.scope = scope
     this.pacer = pacer
     this.lastActiveAt = now
+    this.createdAt = now
   }
 
   isIdle(): boolean {

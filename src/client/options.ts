@@ -36,7 +36,10 @@ export interface LimiterOptions {
   maxRetryAfterMs?: number
   /** Attempts in flight per lane at once. @default 64 */
   maxInFlight?: number
-  /** A lane with nothing queued or in flight for this long is evicted (its state saved to `store`). @default 60_000 */
+  /**
+   * A lane with nothing queued or in flight for this long is evicted (its state saved to `store`), once it
+   * has also been idle for 8 of its own spacings, its pacer's or its traffic's (`idle-eviction.ts`). @default 60_000
+   */
   idleMs?: number
   /** Where lanes' pacer state is kept across evictions, reloads and worker restarts. @default none */
   store?: Store

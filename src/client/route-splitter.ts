@@ -103,6 +103,25 @@ export function noteRoute(host: SplitHost, call: Call<unknown>, lane: Lane, sign
   if (started !== undefined && verdict.split) end(record, started)
 }
 
+/**
+ * A call of another route was just queued in `lane`: it waits behind the lane's candidate (the
+ * route of its latest 429), so the candidate goes on trial now rather than at its next answer,
+ * which may come many spacings later; meanwhile every arrival of the other routes would queue
+ * behind the candidate's pacing (the routes scenario at k = 1: `GET /catalog` waited 16 s for
+ * the third 429 of `POST /orders`). The same rule, the same one-trial-at-a-time.
+ */
+export function noteWaiting(host: SplitHost, call: Call<unknown>, lane: Lane, now: number): void {
+  const record = lane.routeRecord
+  if (record === undefined || record.trial !== undefined || record.home !== lane) return
+  const candidate = record.candidate
+  const route = call.job.route
+  if (candidate === undefined || typeof route !== 'string' || route === candidate) return
+  const verdict = record.outcomes.verdict(candidate, true)
+  if (!verdict.trial && !verdict.split) return
+  const started = startTrial(host, call, lane, record, candidate, verdict, now)
+  if (started !== undefined && verdict.split) end(record, started)
+}
+
 /** A confirmed split ends the trial (and lets another route of the lane be tried). */
 function judgeTrial(record: LaneRouteRecord, trial: RouteTrial): void {
   if (record.outcomes.verdict(trial.route).split) end(record, trial)

@@ -262,6 +262,51 @@ describe('createLimiter: pacing and scopes', () => {
     expect(strategy.pacers[1]?.paced).toBe(true)
   })
 
+  it('keeps a pacing lane through idle gaps of a few of its own spacings, at any pace', async () => {
+    // A slow quota's share leaves gaps longer than idleMs between a lane's own calls: evicted
+    // there, the lane met the quota anew with a fresh pacer. Counted in its own spacings instead.
+    for (const intervalMs of [20_000, 200_000]) {
+      const { limiter, log, clock } = setup({ idleMs: 60_000, intervalMs, deadlineMs: Infinity })
+      track(limiter.run(log.job('s', 'a')))
+      log.last().answer(throttled())
+      await clock.advance(intervalMs)
+      log.last().answer(ok)
+      await flushPromises()
+      expect(limiter.stats()[0]?.ratePerSecond).toBe(1000 / intervalMs)
+      await clock.advance(7.5 * intervalMs)
+      expect(limiter.stats().map((s) => s.scope)).toEqual(['s'])
+      await clock.advance(0.5 * intervalMs + 60_000)
+      expect(limiter.stats()).toEqual([])
+    }
+  })
+
+  it('keeps a lane through idle gaps of a few of its own traffic\'s spacings, paced or not', async () => {
+    // A free lane's clock (first admission to first 429) is how its pacer measures the quota's time scale.
+    const { limiter, log, clock } = setup({ idleMs: 60_000 })
+    for (let i = 0; i < 3; i++) {
+      track(limiter.run(log.job('s', `a${i}`)))
+      log.last().answer(ok)
+      await flushPromises()
+      if (i < 2) await clock.advance(50_000)
+    }
+    expect(limiter.stats()[0]).toMatchObject({ ratePerSecond: Infinity, attempts: 3 })
+    await clock.advance(375_000) // 7.5 of its 50 s spacings
+    expect(limiter.stats()).toHaveLength(1)
+    await clock.advance(70_000) // past 8, and the next sweep (every idleMs)
+    expect(limiter.stats()).toEqual([])
+  })
+
+  it('evicts a lane used once after idleMs', async () => {
+    const { limiter, log, clock } = setup({ idleMs: 60_000 })
+    track(limiter.run(log.job('s', 'a')))
+    log.last().answer(ok)
+    await flushPromises()
+    await clock.advance(59_999)
+    expect(limiter.stats()).toHaveLength(1)
+    await clock.advance(60_001)
+    expect(limiter.stats()).toEqual([])
+  })
+
   it('keeps an idle lane that a server retryAt still gates when there is no store', async () => {
     const { limiter, log, clock, t0 } = setup({ idleMs: 1_000, maxRetryAfterMs: 100_000, deadlineMs: 100_000 })
     const call = track(limiter.run(log.job('s', 'a', { retryBudget: 0 })))

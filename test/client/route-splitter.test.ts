@@ -76,6 +76,38 @@ describe('route splits in the limiter', () => {
     expect(later.value).toBe('g4#1')
   })
 
+  it('puts the route on trial as soon as a call of another route queues behind it, at any time scale', async () => {
+    for (const k of [0.01, 1, 100]) {
+      const clock = new ManualClock()
+      const limiter = createLimiter({ clock, random: () => 0, strategy: recordingStrategy({ intervalMs: 10_000 * k }), jitterRatio: 0, deadlineMs: Infinity })
+      const log = new AttemptLog()
+      const splits: SplitEvent[] = []
+      limiter.on('split', (event) => splits.push(event))
+      const job = (route: string, label: string) => {
+        const scripted = log.job('o', label, { learnRoute: () => undefined })
+        Object.defineProperty(scripted, 'route', { get: () => (scripted.scope === 'o' ? route : undefined) })
+        return scripted
+      }
+      const post = track(limiter.run(job(POST, 'p1')))
+      attemptOf(log, 'p1').answer(throttled())
+      await flushPromises()
+      // Nothing else in the lane: nothing to gain from a trial yet; the lane paces p1's retry.
+      expect(splits).toEqual([])
+      await clock.advance(5_000 * k)
+      const get = track(limiter.run(job(GET, 'g1')))
+      // g1 waits behind the pacing POST's 429 taught the lane: POST is tried apart now, not at its next answer.
+      expect(splits.map((s) => [s.route, s.throttled])).toEqual([[POST, 1]])
+      expect(limiter.stats().map((s) => s.scope)).toEqual(['o', SPLIT_SCOPE])
+      expect(limiter.stats()[1]).toMatchObject({ queued: 1, inFlight: 0 })
+      await clock.advance(5_000 * k)
+      attemptOf(log, 'g1').answer(ok)
+      attemptOf(log, 'p1', 2).answer(ok)
+      await flushPromises()
+      expect([get.value, post.value]).toEqual(['g1#1', 'p1#2'])
+      await limiter.close()
+    }
+  })
+
   it('does not split a lane whose jobs name no route', async () => {
     const { limiter, log, splits } = setup()
     const labels = ['p1', 'g1', 'p2', 'g2', 'p3', 'g3']

@@ -4,7 +4,7 @@
 import { REFERENCE_STRATEGY } from '../grid-spec.js'
 import { ci95HalfWidth, mean } from '../statistics.js'
 import type { Feedback } from '../types.js'
-import type { RoutesRun } from './run-routes.js'
+import type { RoutesRun, ThrottledBySource } from './run-routes.js'
 
 export interface RoutesRow {
   strategy: string
@@ -19,7 +19,7 @@ export interface RoutesRow {
   throttledCi95: number
   oracleRatio: number
   /** Per route: mean 429s and mean over seeds of completion ÷ the route's oracle. */
-  routes: Record<string, { requests: number; throttledMean: number; oracleRatio: number; oracleRatioCi95: number }>
+  routes: Record<string, { requests: number; throttledMean: number; oracleRatio: number; oracleRatioCi95: number; throttledBySourceMean: ThrottledBySource }>
   splitsMean: number
   incompleteRuns: number
 }
@@ -51,6 +51,11 @@ export function aggregateRoutes(runs: readonly RoutesRun[], clients: number, lea
         throttledMean: round(mean(group.map((r) => r.routes[name]!.throttled))),
         oracleRatio: round(mean(ratios), 4),
         oracleRatioCi95: round(ci95HalfWidth(ratios), 4),
+        throttledBySourceMean: {
+          originBeforeSplit: round(mean(group.map((r) => r.routes[name]!.throttledBySource.originBeforeSplit))),
+          splitLane: round(mean(group.map((r) => r.routes[name]!.throttledBySource.splitLane))),
+          originAfterSplit: round(mean(group.map((r) => r.routes[name]!.throttledBySource.originAfterSplit))),
+        },
       }
     }
     const throttled = group.map((r) => r.throttled)

@@ -20,6 +20,13 @@ import { generateRoutesWorkload, routeName, routesServer, type RoutesScenario } 
 
 const ORIGIN = 'https://api.example'
 
+/** `POST /orders` from the fetch shell's label (`POST https://api.example/orders`). */
+function routeOfLabel(label: string | undefined): string {
+  if (label === undefined) return ''
+  const space = label.indexOf(' ')
+  return `${label.slice(0, space)} ${new URL(label.slice(space + 1)).pathname}`
+}
+
 export interface RouteFigures {
   requests: number
   attempts: number
@@ -27,6 +34,17 @@ export interface RouteFigures {
   /** Last success of the route − the run's first send (NaN when none succeeded). */
   completionMs: number
   oracleCompletionMs: number
+  /**
+   * Where the route's 429s fell: in its origin's lane before that client's first `split`, in a lane
+   * split off the origin (`origin#~route:…`, this route's or another's), or in the origin's lane after a split.
+   */
+  throttledBySource: ThrottledBySource
+}
+
+export interface ThrottledBySource {
+  originBeforeSplit: number
+  splitLane: number
+  originAfterSplit: number
 }
 
 export interface RoutesRun {
@@ -80,7 +98,9 @@ export async function runRoutes(options: RoutesRunOptions): Promise<RoutesRun> {
   const server = routesServer(scenario, scale, origin)
   const clock = new VirtualClock(origin)
   const names = [routeName(scenario.limited), routeName(scenario.other)]
-  const figures = new Map(names.map((n) => [n, { requests: 0, attempts: 0, throttled: 0, lastSuccess: -Infinity }]))
+  const figures = new Map(
+    names.map((n) => [n, { requests: 0, attempts: 0, throttled: 0, lastSuccess: -Infinity, bySource: { originBeforeSplit: 0, splitLane: 0, originAfterSplit: 0 } }]),
+  )
   let attempts = 0
   let throttled = 0
   let splits = 0
@@ -119,7 +139,17 @@ export async function runRoutes(options: RoutesRunOptions): Promise<RoutesRun> {
       ...(options.strategy ? { strategy: options.strategy() } : {}),
       ...(options.learnRouteSplits === undefined ? {} : { learnRouteSplits: options.learnRouteSplits }),
     })
-    client.on('split', () => splits++)
+    let split = false
+    client.on('split', () => {
+      splits++
+      split = true
+    })
+    client.on('throttled', (event) => {
+      const route = figures.get(routeOfLabel(event.label))
+      if (route === undefined) return
+      const source: keyof ThrottledBySource = event.scope.includes('#') ? 'splitLane' : split ? 'originAfterSplit' : 'originBeforeSplit'
+      route.bySource[source]++
+    })
     options.onClient?.(client, c.id, clock)
     c.arrivalsMs.forEach((arrivalMs, j) => {
       const name = c.routes![j]!
@@ -154,6 +184,7 @@ export async function runRoutes(options: RoutesRunOptions): Promise<RoutesRun> {
       throttled: f.throttled,
       completionMs: f.lastSuccess > -Infinity ? f.lastSuccess - firstSend : NaN,
       oracleCompletionMs: oracle.routeCompletionMs?.[name] ?? NaN,
+      throttledBySource: { ...f.bySource },
     }
   }
   return {

@@ -53,6 +53,18 @@ describe('the routes scenario', () => {
     expect(ub.throttled).toBeGreaterThan(run.throttled)
   })
 
+  it('tells where each route\'s 429s fell: the origin\'s lane before or after the split, or a split lane', async () => {
+    for (const learnRouteSplits of [true, false]) {
+      const run = await runRoutes({ scenario: SMALL, seed: 1, scale: 1, feedback: 'status-only', strategyName: 'atb', learnRouteSplits })
+      for (const route of Object.values(run.routes)) {
+        const s = route.throttledBySource
+        expect(s.originBeforeSplit + s.splitLane + s.originAfterSplit).toBe(route.throttled)
+        if (!learnRouteSplits) expect(s.originBeforeSplit).toBe(route.throttled)
+      }
+      if (learnRouteSplits) expect(run.routes['POST /orders']!.throttledBySource.splitLane).toBeGreaterThan(0)
+    }
+  })
+
   it('judges the default against UB at k = 1 and each route\'s oracle, with a splitting-off control', async () => {
     const { rows } = await runRoutesGrid({ scenario: SMALL, scales: [1, 10], seeds: 1, feedbacks: ['status-only'], strategies: ['atb'] })
     expect(rows.map((r) => [r.strategy, r.learnRouteSplits, r.scale])).toEqual([
