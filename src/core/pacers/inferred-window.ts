@@ -41,6 +41,13 @@ export interface WindowEvidence {
   model?: RefillModel
   /** The window inferred (ms); undefined until the evidence gives one. */
   windowMs?: number
+  /**
+   * Units a step brought, when `remaining` rose before the announced reset (a bucket refilled in
+   * steps, whose reset is its time to full): the most seen, each a lower bound (others may have
+   * spent some of the step before the lane's next answer). The quota per window is then this
+   * step's units, not the limit, which only a full bucket holds.
+   */
+  stepUnits?: number
 }
 
 /** Take in one hint; returns the quota and window the evidence now gives, if any. */
@@ -61,6 +68,7 @@ export function inferWindow(
   if (last !== undefined && last.limit !== limit) {
     evidence.model = undefined
     evidence.windowMs = undefined
+    evidence.stepUnits = undefined
   } else if (last !== undefined && last.at <= at) {
     if (last.resetAt <= at) {
       // The last reset has passed and this answer announces the next one.
@@ -68,8 +76,18 @@ export function inferWindow(
         evidence.windowMs = Math.min(evidence.windowMs ?? Infinity, resetAt - last.resetAt)
       }
     } else if (remaining < last.remaining && last.remaining < limit) {
-      evidence.model = refillModel(last, hint)
-      if (evidence.model === 'continuous') evidence.windowMs = undefined
+      const model = refillModel(last, hint)
+      // A window read under the other model measured something else (a boundary's is the
+      // distance between resets, a bucket's the limit over its rate): it is dropped.
+      if (model === 'continuous' || model !== evidence.model) evidence.windowMs = undefined
+      evidence.model = model
+      // A boundary's reset that moved on (a stepped bucket's time to full, a step further once
+      // more than a step is missing) moved by whole steps: the smallest such move is the step.
+      const moved = resetAt - last.resetAt
+      if (model === 'boundary' && moved > RESET_RESOLUTION_MS) evidence.windowMs = Math.min(evidence.windowMs ?? Infinity, moved)
+    } else if (evidence.model === 'boundary' && remaining + sentSinceLast > last.remaining) {
+      // Units came back before the announced reset: a step of a bucket refilled in steps.
+      evidence.stepUnits = Math.max(evidence.stepUnits ?? 0, remaining + sentSinceLast - last.remaining)
     }
   }
   if (evidence.model === 'continuous' && remaining < limit) {
@@ -83,7 +101,7 @@ export function inferWindow(
 function current(evidence: WindowEvidence): { quota: number; windowMs: number; model: RefillModel } | undefined {
   const { last, model, windowMs } = evidence
   if (last === undefined || model === undefined || windowMs === undefined || !(windowMs > 0) || !Number.isFinite(windowMs)) return undefined
-  return { quota: last.limit, windowMs, model }
+  return { quota: model === 'boundary' && evidence.stepUnits !== undefined ? Math.min(last.limit, evidence.stepUnits) : last.limit, windowMs, model }
 }
 
 /**
@@ -94,5 +112,27 @@ function refillModel(first: QuotaHint, second: QuotaHint): RefillModel {
   const moved = second.resetAt - first.resetAt
   const perUnitMs = (first.resetAt - first.at) / (first.limit - first.remaining)
   const bucketMove = second.at - first.at + (first.remaining - second.remaining) * perUnitMs
-  return Math.abs(moved) < Math.abs(moved - bucketMove) ? 'boundary' : 'continuous'
+  // A bucket's reset moves by exactly that, within the headers' rounding: a whole second on each
+  // reset and a whole unit on each count. A bucket refilled in steps keeps its reset put, or moves
+  // it on by a whole step once more than one step's units are missing (its time to full is then a
+  // step further): a move the bucket's refill does not explain is a boundary's, however large.
+  const slackMs = 2 * (RESET_RESOLUTION_MS + perUnitMs)
+  return Math.abs(moved - bucketMove) <= slackMs && Math.abs(moved - bucketMove) < Math.abs(moved) ? 'continuous' : 'boundary'
+}
+
+/** A reset's resolution: whole seconds (X-RateLimit-Reset, RateLimit's t). */
+const RESET_RESOLUTION_MS = 1_000
+
+/**
+ * When the units a boundary quota's hint had spent come back. A fixed window's reset is never
+ * more than one window away, and brings them. A bucket refilled in steps announces its time to
+ * full, which is several steps away once more than one step's units are missing (Envoy's 80 every
+ * 60 s with 100 missing: 120 s), while its next step comes within one window. The boundaries lie
+ * one inferred window apart, ending at the reset: the first after the hint (`hintAt`) is the one
+ * that brings units back. Waiting for the reset skipped a step every time the quota ran dry
+ * (X-RateLimit headers, stepped bucket: 1.30 × the oracle). Without a window, the reset.
+ */
+export function nextBoundaryAt(resetAt: number, windowMs: number | undefined, hintAt: number): number {
+  if (windowMs === undefined || !(windowMs > 0) || !Number.isFinite(windowMs) || resetAt - hintAt <= windowMs) return resetAt
+  return resetAt - Math.floor((resetAt - hintAt) / windowMs) * windowMs
 }
