@@ -34,7 +34,6 @@ import {
 } from './atb-quota.js'
 import { OutcomeLog, TimeRing } from './atb-rate.js'
 import { LaneTimeScale, parseTimeScale, type TimeScaleState } from './atb-time-scale.js'
-import { waitOutlastsSpacing } from './atb-lumps.js'
 import { finiteIn, matchingState, pastTime } from './pacer-state.js'
 import type { ResolvedAtbOptions } from './atb-options.js'
 
@@ -137,12 +136,6 @@ class AtbPacer implements AtbLanePacer {
   private log: OutcomeLog | undefined = undefined
   /** Server guidance; allocated when a response first carries any. */
   private guidance: QuotaGuidance | undefined = undefined
-  /**
-   * Whether a Retry-After showed the quota comes back in lumps (atb-lumps.ts): from then on a
-   * 429 with a Retry-After is the gate's business, not congestion. Not saved: a resumed lane
-   * tells it again at its next such 429.
-   */
-  private lumpy = false
 
   constructor(
     private readonly o: ResolvedAtbOptions,
@@ -599,34 +592,9 @@ class AtbPacer implements AtbLanePacer {
       // it knows the rate, the reset and reads the fleet. Only a 429 with units left (another
       // limit) is evidence for status-only inference. (Stepped quotas were once left to the
       // inference too: with RateLimit headers that took 1.16–1.38 × the oracle at k = 1.)
-      if (explainedByQuota(signal) || this.explainedByLumps(now, signal)) return
-      this.congestionEvent(now, signal)
-      this.noteLumps(now, signal)
+      if (!explainedByQuota(signal)) this.congestionEvent(now, signal)
     }
     // 'error': a transport failure says nothing about the quota.
-  }
-
-  /**
-   * A 429 on a quota that comes back in lumps names the next lump: the lane's gate (every attempt
-   * waits for it) is all the pacing it needs. Cut on top of the gate, a lane paced its share of
-   * each lump over the whole step and left units to be lost at the next one: stepped Retry-After
-   * runs took 1.1–1.4 × the oracle at k = 1 (docs/algorithms.md, "Lumps").
-   */
-  private explainedByLumps(now: number, signal: Signal): boolean {
-    return this.lumpy && this.o.honourRetryAfter && signal.retryAt !== undefined && signal.retryAt > now
-  }
-
-  /**
-   * After a cut: a server's wait longer than the spacing the cut set shows a lumpy quota. The
-   * cut was the status-only inference misreading the gate, so it is undone (the lane is free
-   * again, its gate closed until the next lump), and the lane's later Retry-After 429s are
-   * explained by the lumps.
-   */
-  private noteLumps(now: number, signal: Signal): void {
-    if (!this.o.honourRetryAfter || signal.retryAt === undefined || !this.congested()) return
-    if (!waitOutlastsSpacing(signal.retryAt - now, this.bucket.rate)) return
-    this.lumpy = true
-    this.becomeCalm()
   }
 
   /** Take in the server's guidance (a Retry-After only while honoured). */
