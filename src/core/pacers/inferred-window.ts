@@ -48,6 +48,8 @@ export interface WindowEvidence {
    * step's units, not the limit, which only a full bucket holds.
    */
   stepUnits?: number
+  /** Whether the reset was seen to jump a whole step (a bucket refilled in steps). */
+  stepped?: boolean
 }
 
 /** Take in one hint; returns the quota and window the evidence now gives, if any. */
@@ -69,6 +71,7 @@ export function inferWindow(
     evidence.model = undefined
     evidence.windowMs = undefined
     evidence.stepUnits = undefined
+    evidence.stepped = undefined
   } else if (last !== undefined && last.at <= at) {
     if (last.resetAt <= at) {
       // The last reset has passed and this answer announces the next one.
@@ -76,17 +79,18 @@ export function inferWindow(
         evidence.windowMs = Math.min(evidence.windowMs ?? Infinity, resetAt - last.resetAt)
       }
     } else if (remaining < last.remaining && last.remaining < limit) {
-      const model = refillModel(last, hint)
-      // A window read under the other model measured something else (a boundary's is the
-      // distance between resets, a bucket's the limit over its rate): it is dropped.
-      if (model === 'continuous' || model !== evidence.model) evidence.windowMs = undefined
-      evidence.model = model
-      // A boundary's reset that moved on (a stepped bucket's time to full, a step further once
-      // more than a step is missing) moved by whole steps: the smallest such move is the step.
-      const moved = resetAt - last.resetAt
-      if (model === 'boundary' && moved > RESET_RESOLUTION_MS) evidence.windowMs = Math.min(evidence.windowMs ?? Infinity, moved)
-    } else if (evidence.model === 'boundary' && remaining + sentSinceLast > last.remaining) {
-      // Units came back before the announced reset: a step of a bucket refilled in steps.
+      evidence.model = refillModel(last, hint)
+      if (evidence.model === 'continuous') evidence.windowMs = undefined
+      if (stepJump(last, hint)) {
+        // A stepped bucket's time to full jumped a step further: the reset moves by whole steps,
+        // and the smallest such move is the step (a window read before, under another model or
+        // from a full refill, measured something else).
+        const moved = resetAt - last.resetAt
+        evidence.windowMs = evidence.stepped ? Math.min(evidence.windowMs ?? Infinity, moved) : moved
+        evidence.stepped = true
+      }
+    } else if (evidence.stepped && evidence.model === 'boundary' && remaining + sentSinceLast > last.remaining) {
+      // Units came back before the announced reset: a step.
       evidence.stepUnits = Math.max(evidence.stepUnits ?? 0, remaining + sentSinceLast - last.remaining)
     }
   }
@@ -101,7 +105,7 @@ export function inferWindow(
 function current(evidence: WindowEvidence): { quota: number; windowMs: number; model: RefillModel } | undefined {
   const { last, model, windowMs } = evidence
   if (last === undefined || model === undefined || windowMs === undefined || !(windowMs > 0) || !Number.isFinite(windowMs)) return undefined
-  return { quota: model === 'boundary' && evidence.stepUnits !== undefined ? Math.min(last.limit, evidence.stepUnits) : last.limit, windowMs, model }
+  return { quota: model === 'boundary' && evidence.stepped === true && evidence.stepUnits !== undefined ? Math.min(last.limit, evidence.stepUnits) : last.limit, windowMs, model }
 }
 
 /**
@@ -112,12 +116,23 @@ function refillModel(first: QuotaHint, second: QuotaHint): RefillModel {
   const moved = second.resetAt - first.resetAt
   const perUnitMs = (first.resetAt - first.at) / (first.limit - first.remaining)
   const bucketMove = second.at - first.at + (first.remaining - second.remaining) * perUnitMs
-  // A bucket's reset moves by exactly that, within the headers' rounding: a whole second on each
-  // reset and a whole unit on each count. A bucket refilled in steps keeps its reset put, or moves
-  // it on by a whole step once more than one step's units are missing (its time to full is then a
-  // step further): a move the bucket's refill does not explain is a boundary's, however large.
-  const slackMs = 2 * (RESET_RESOLUTION_MS + perUnitMs)
-  return Math.abs(moved - bucketMove) <= slackMs && Math.abs(moved - bucketMove) < Math.abs(moved) ? 'continuous' : 'boundary'
+  // A bucket refilled in steps keeps its reset put, or moves it on by a whole step once more than
+  // one step's units are missing (its time to full is then a step further): a jump beyond what a
+  // bucket's refill explains (within the headers' rounding) is a boundary's, however large.
+  if (stepJump(first, second)) return 'boundary'
+  return Math.abs(moved) < Math.abs(moved - bucketMove) ? 'boundary' : 'continuous'
+}
+
+/**
+ * Whether the reset moved on between two hints of one window by more than a bucket refilling at
+ * the first hint's implied rate would move it, by more than the headers' rounding (a whole second
+ * on each reset, a whole unit on each count): a stepped bucket's time to full jumping a step. A
+ * sliding log's reset (its newest entry's expiry) moves by at most the time between the hints.
+ */
+function stepJump(first: QuotaHint, second: QuotaHint): boolean {
+  const perUnitMs = (first.resetAt - first.at) / (first.limit - first.remaining)
+  const bucketMove = second.at - first.at + (first.remaining - second.remaining) * perUnitMs
+  return second.resetAt - first.resetAt > bucketMove + 2 * (RESET_RESOLUTION_MS + perUnitMs)
 }
 
 /** A reset's resolution: whole seconds (X-RateLimit-Reset, RateLimit's t). */

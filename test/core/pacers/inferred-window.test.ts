@@ -138,10 +138,10 @@ describe('inferWindow: scale-free', () => {
 // the reset is the time to full, the next step while at most 80 are missing, the one after beyond.
 const STEPPED: Array<[number, number, number, number, number?]> = [
   [12_000, 79, 100, 60_000], // 21 missing: full at the next step
-  [95_000, 18, 100, 180_000, 30], // 82 missing (the first step brought them back): full two steps on
+  [90_000, 21, 100, 120_000, 58], // 79 missing (the first step refilled the bucket): full at the next step
+  [92_000, 19, 100, 180_000, 2], // 81 missing: full two steps on, the reset jumped one step (60 s)
   [101_000, 9, 100, 180_000, 5], // the reset stays put while remaining falls
   [128_000, 75, 100, 180_000, 3], // the step at 120 s brought units back before the reset: 75 + 3 − 9 = 69 of its 80
-  [171_000, 6, 100, 240_000, 60], // more than one step missing again: the reset moved on by one step (60 s)
 ]
 
 describe('inferWindow: a bucket refilled in steps (its reset is its time to full)', () => {
@@ -149,8 +149,8 @@ describe('inferWindow: a bucket refilled in steps (its reset is its time to full
     const { result, evidence } = feed(STEPPED)
     expect(evidence.model).toBe('boundary')
     expect(evidence.stepUnits).toBe(69)
-    // Read before as continuous (the reset moved on 60 s where a bucket's would move 26 s), or
-    // as a window of the limit: 100 per 129 s, or, without a full refill, no window at all.
+    // Read before as continuous (the reset moved on 60 s where a bucket's would move 3 s), and
+    // then, without a full refill, no window at all.
     expect(result).toEqual({ quota: 69, windowMs: 60_000, model: 'boundary' })
   })
 
