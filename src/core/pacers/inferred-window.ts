@@ -11,7 +11,10 @@
 //   distance seen is kept. Only a reset that brought the whole limit back counts (the answer's
 //   `remaining` at least the limit less what the lane sent since its last hint): a bucket
 //   refilled in steps brings a step at each reset, and the limit over its step would be a rate
-//   it never gives.
+//   it never gives. Such a bucket announces its time to full, which jumps a whole step further
+//   when more than a step's units go missing: that jump is the step (the window), the units
+//   that came back before the reset are what a step brings (the quota), and an empty lane waits
+//   for the next step on that lattice (nextBoundaryAt), not for the reset.
 // - continuously (a token bucket whose reset is the time until it is full: OpenAI's, Anthropic's
 //   documented meaning): the reset moves on by each spent unit's refill time. The missing units
 //   over the time to the reset are then the refill rate, and the limit over the rate the window.
