@@ -2,7 +2,7 @@
 // (`remaining` units until `resetAt`). These are lane-wide: the quota is shared by every
 // caller of the lane, so one response's "wait until T" holds every attempt back.
 import type { Signal } from '../types.js'
-import { inferWindow, type RefillModel, type WindowEvidence } from './inferred-window.js'
+import { inferWindow, nextBoundaryAt, type RefillModel, type WindowEvidence } from './inferred-window.js'
 
 export interface QuotaGuidance {
   /** Epoch ms before which nothing may be sent (the latest Retry-After seen). */
@@ -246,9 +246,13 @@ export function gateDelayMs(guidance: QuotaGuidance, now: number, cost: number):
       // again (its reset): wait for them, not for the reset. Not while no hint could tell how
       // the quota refills (every reset within the headers' resolution): a 1 s window gives
       // nothing back before its reset; nor a quota the lane saw refill at a boundary.
-      const refillAt = guidance.quotaPerSecond === undefined || !guidance.refillKnown || guidance.inferred === 'boundary'
-        ? Infinity
-        : (guidance.hintAt as number) + ((cost - left) / guidance.quotaPerSecond) * 1000
+      // An inferred boundary quota gives units back at its next boundary, which a stepped
+      // bucket's reset (its time to full) may lie whole steps beyond (nextBoundaryAt).
+      const refillAt = guidance.inferred === 'boundary'
+        ? nextBoundaryAt(guidance.resetAt as number, guidance.windowMs, guidance.hintAt as number)
+        : guidance.quotaPerSecond === undefined || !guidance.refillKnown
+          ? Infinity
+          : (guidance.hintAt as number) + ((cost - left) / guidance.quotaPerSecond) * 1000
       until = Math.max(until, Math.min(guidance.resetAt as number, refillAt))
     }
   }

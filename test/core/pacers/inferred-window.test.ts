@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { inferWindow, type WindowEvidence } from '../../../src/core/pacers/inferred-window.js'
+import { inferWindow, nextBoundaryAt, type WindowEvidence } from '../../../src/core/pacers/inferred-window.js'
 
 const T0 = 1_700_000_000_000
 
@@ -131,5 +131,59 @@ describe('inferWindow: scale-free', () => {
       expect(scaled?.quota).toBe(base?.quota)
       expect(scaled!.windowMs / k).toBeCloseTo(base!.windowMs, 6)
     }
+  })
+})
+
+// Envoy's stepped bucket (100 units, 80 every 60 s, steps at 60, 120, …), X-RateLimit headers:
+// the reset is the time to full, the next step while at most 80 are missing, the one after beyond.
+const STEPPED: Array<[number, number, number, number, number?]> = [
+  [12_000, 79, 100, 60_000], // 21 missing: full at the next step
+  [90_000, 21, 100, 120_000, 58], // 79 missing (the first step refilled the bucket): full at the next step
+  [92_000, 19, 100, 180_000, 2], // 81 missing: full two steps on, the reset jumped one step (60 s)
+  [101_000, 9, 100, 180_000, 5], // the reset stays put while remaining falls
+  [128_000, 75, 100, 180_000, 3], // the step at 120 s brought units back before the reset: 75 + 3 − 9 = 69 of its 80
+]
+
+describe('inferWindow: a bucket refilled in steps (its reset is its time to full)', () => {
+  it('reads a reset that moved on by a whole step as a boundary, the step as the window and the units a step brought as the quota', () => {
+    const { result, evidence } = feed(STEPPED)
+    expect(evidence.model).toBe('boundary')
+    expect(evidence.stepUnits).toBe(69)
+    // Read before as continuous (the reset moved on 60 s where a bucket's would move 3 s), and
+    // then, without a full refill, no window at all.
+    expect(result).toEqual({ quota: 69, windowMs: 60_000, model: 'boundary' })
+  })
+
+  it('every time × k gives the same quota and the window × k (a step longer than the headers\' one-second resolution)', () => {
+    for (const k of [0.1, 10, 100]) {
+      const { result } = feed(STEPPED, k)
+      expect(result?.quota).toBe(69)
+      expect(result?.windowMs).toBeCloseTo(60_000 * k, 6)
+    }
+  })
+
+  it('keeps a continuous bucket continuous: its reset moves by each spent unit\'s refill', () => {
+    // 100 units at 80 per 60 s (0.75 s a unit): time to full = missing × 0.75 s.
+    const { result, evidence } = feed([
+      [0, 90, 100, 7.5 * 1000],
+      [2000, 80, 100, 2000 + 15_000],
+    ])
+    expect(evidence.model).toBe('continuous')
+    expect(result?.windowMs).toBeCloseTo(75_000, 0)
+  })
+})
+
+describe('nextBoundaryAt: when a boundary quota gives units back', () => {
+  it('is the reset when it is within one window (a fixed window), or without a window', () => {
+    expect(nextBoundaryAt(T0 + 50_000, 60_000, T0)).toBe(T0 + 50_000)
+    expect(nextBoundaryAt(T0 + 150_000, undefined, T0)).toBe(T0 + 150_000)
+  })
+
+  it('is the first step after the hint when the reset (time to full) lies whole steps beyond it', () => {
+    // Empty at 112.6 s: full at 240 s, the next step at 120 s.
+    expect(nextBoundaryAt(T0 + 240_000, 60_000, T0 + 112_600)).toBe(T0 + 120_000)
+    expect(nextBoundaryAt(T0 + 300_000, 60_000, T0 + 189_800)).toBe(T0 + 240_000)
+    // × k: the same step × k.
+    expect(nextBoundaryAt(T0 + 240_000 * 60, 60_000 * 60, T0 + 112_600 * 60)).toBe(T0 + 120_000 * 60)
   })
 })
