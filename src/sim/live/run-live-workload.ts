@@ -88,7 +88,8 @@ export async function runLiveWorkload(options: LiveRunOptions): Promise<LiveRow>
         const response = await client.fetch(`${server.url}/api/items?client=${id}`, { signal: cutOff.signal })
         await response.arrayBuffer()
         if (response.ok) lastSuccessAt = Math.max(lastSuccessAt, clock.now())
-        options.onProgress?.(++completed, workload.requests)
+        completed += 1
+        options.onProgress?.(completed, workload.requests)
       }
     } catch (error) {
       if (!cutOff.signal.aborted) throw error
