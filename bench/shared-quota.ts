@@ -11,7 +11,7 @@
 // Baseline: the paper's UB (exponential backoff, never before Retry-After when the
 // server sends one). Median of 5 seeds per configuration, feedback mode and strategy.
 //
-//   npm run bench:shared-quota -- [--config paper|fast] [--seeds N] [--max-wall-s S]
+//   npm run bench:shared-quota -- [--config paper|fast] [--seeds N] [--max-wall-s S] [--parallel N]
 //
 // Each configuration writes its own file (paper: bench/results/shared-quota.json, fast:
 // shared-quota-fast.json). Why a bound: the fast configuration runs in real time and its
@@ -36,11 +36,17 @@ const { values: flags } = parseArgs({
     config: { type: 'string', default: process.env.CONFIGS ?? 'paper,fast' },
     seeds: { type: 'string', default: '5' },
     'max-wall-s': { type: 'string' },
+    parallel: { type: 'string' },
   },
 })
 const seedCount = Number(flags.seeds)
 if (!(Number.isInteger(seedCount) && seedCount >= 1)) throw new Error(`--seeds must be a whole number >= 1, got ${flags.seeds}`)
 const SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1)
+// Runs of one mode that go at once (default: all of them). On a loaded machine ten runs in one
+// process starve their own clients: the clients, not the quota, then set the pace (fewer 429s for
+// every strategy, longer completion for all alike), so a loaded run needs a smaller number here.
+const parallel = flags.parallel === undefined ? Infinity : Number(flags.parallel)
+if (!(parallel >= 1)) throw new Error(`--parallel must be >= 1, got ${flags.parallel}`)
 const MODES: Feedback[] = ['status-only', 'retry-after', 'ratelimit', 'x-ratelimit']
 
 interface Config {
@@ -112,6 +118,20 @@ const strategies = [
   { name: 'polite-fetch', make: () => atb() },
 ]
 
+/** Runs `tasks` with at most `limit` pending at once; results in task order. */
+async function inBatches<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const index = next++
+      results[index] = await tasks[index]!()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker))
+  return results
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = sorted.length >> 1
@@ -143,10 +163,10 @@ async function runConfig(config: Config): Promise<{ rows: BenchRow[]; runs: RunR
   const records: RunRecord[] = []
   for (const feedback of MODES) {
     process.stderr.write(`${config.name}, ${feedback}: ${SEEDS.length} seeds x ${strategies.length} strategies (load ${load()})…\n`)
-    // All runs of one mode at once, each against its own quota server.
-    const runs = await Promise.all(
-      strategies.flatMap((s) =>
-        SEEDS.map((seed) =>
+    // The runs of one mode, --parallel at a time, each against its own quota server.
+    const tasks = strategies.flatMap((s) =>
+      SEEDS.map(
+        (seed) => () =>
           runLiveWorkload({
             scenario: config.scenario,
             workload: config.workload(seed),
@@ -158,9 +178,9 @@ async function runConfig(config: Config): Promise<{ rows: BenchRow[]; runs: RunR
             strategy: s.make(),
             maxWallMs: maxWallMs(config),
           }),
-        ),
       ),
     )
+    const runs = await inBatches(tasks, parallel)
     for (const r of runs) {
       const { strategy, seed, attempts, throttled, completionMs, completed, wallMs } = r
       records.push({ strategy, feedback, seed, attempts, throttled, completionMs, completed, wallMs })
@@ -207,7 +227,8 @@ for (const config of CONFIGS) {
   const wallS = Math.round((performance.now() - started) / 1000)
   const loadAfter = load()
   const verdicts = verdictsOf(rows)
-  console.log(`\n${config.name}: ${config.description}, time x${config.timeScale}, ${SEEDS.length} seeds, ${wallS} s wall; load average ${loadBefore} before, ${loadAfter} after`)
+  const atOnce = Number.isFinite(parallel) ? `${parallel} runs at once` : 'all runs of a mode at once'
+  console.log(`\n${config.name}: ${config.description}, time x${config.timeScale}, ${SEEDS.length} seeds, ${atOnce}, ${wallS} s wall; load average ${loadBefore} before, ${loadAfter} after`)
   console.log(
     textTable(
       ['strategy', 'feedback', 'clients', 'requests', 'attempts', '429s', '429 % of attempts', 'completion s', 'cut-off runs'],
@@ -222,7 +243,7 @@ for (const config of CONFIGS) {
     ),
   )
   mkdirSync('bench/results', { recursive: true })
-  const meta = { name: config.name, description: config.description, timeScale: config.timeScale, maxWallMs: maxWallMs(config) }
+  const meta = { name: config.name, description: config.description, timeScale: config.timeScale, maxWallMs: maxWallMs(config), parallel: Number.isFinite(parallel) ? parallel : 'all' }
   writeFileSync(config.output, `${JSON.stringify({ config: meta, seeds: SEEDS, wallS, loadAverage: { before: loadBefore, after: loadAfter }, rows, verdicts, runs }, null, 2)}\n`)
   console.log(`\nwrote ${config.output}`)
 }
