@@ -9,7 +9,8 @@
 //   20 + 10 x 30 the quota admits), in real time (FAST_TIME_SCALE, default 1), the start
 //   stagger shrunk with the window as the simulator's scaling does.
 // Baseline: the paper's UB (exponential backoff, never before Retry-After when the
-// server sends one). Median of 5 seeds per configuration, feedback mode and strategy.
+// server sends one). Median over the seeds (--seeds, default 5) per configuration, feedback
+// mode and strategy; --parallel N runs at most N of a mode at once (default all; see below).
 //
 //   npm run bench:shared-quota -- [--config paper|fast] [--seeds N] [--max-wall-s S] [--parallel N]
 //
