@@ -1,5 +1,7 @@
-// Try the example by hand: builds it, starts a status-only quota server (time-compressed
-// like the end-to-end test) and the static site, and prints the URL to open.
+// Try the example by hand: builds it, starts a status-only quota server and the static site,
+// and prints the URL to open. The quota (20 burst, 80/min run 15× faster: 20 per second, like
+// the end-to-end test) is a gateway-sized one; the time scale reaches the page only for the
+// exponential baseline's backoff, the worker's ATB runs its defaults.
 //   npx tsx examples/browser-app/serve.ts [--port 5173] [--time-scale 15]
 import { startQuotaServer } from '../../src/sim/quota-server.js'
 import { buildBrowserApp } from './build.js'

@@ -80,8 +80,7 @@ function readSettings(argv: string[]): Settings & { child: boolean; first: numbe
 
 function runInProcess(variant: Variant, job: JobOptions, settings: Settings): Promise<RunSummary> {
   return variant === 'polite'
-    ? runPolite({ ...job, statePath: settings.statePath, telemetryUrl: settings.telemetryUrl, timeScale: settings.timeScale,
-        clientId: `node-script-${process.pid}` })
+    ? runPolite({ ...job, statePath: settings.statePath, telemetryUrl: settings.telemetryUrl, clientId: `node-script-${process.pid}` })
     : runWithPRetry({ ...job, timeScale: settings.timeScale })
 }
 

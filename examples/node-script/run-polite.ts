@@ -3,15 +3,12 @@
 import { atb } from '../../src/core/pacers/index.js'
 import { install, fileStore, type InstallOptions } from '../../src/node/index.js'
 import { runItems, type JobOptions, type RunSummary } from './job.js'
-import { timeScaledAtbOptions } from './time-scale.js'
 
 export interface PoliteOptions extends JobOptions {
   /** JSON file that keeps the learned rate between runs (a cron job resumes, not re-probes). */
   statePath?: string | undefined
   /** Telemetry endpoint URL: AATB coordination between workers. */
   telemetryUrl?: string | undefined
-  /** How much faster than real time the quota server runs (1 for a real API). */
-  timeScale: number
   /** This process's name towards the telemetry endpoint. */
   clientId: string
 }
@@ -19,9 +16,11 @@ export interface PoliteOptions extends JobOptions {
 export async function runPolite(options: PoliteOptions): Promise<RunSummary> {
   const store = options.statePath ? fileStore(options.statePath) : undefined
   // Without telemetry each process runs ATB on its own; with it, AATB shares what they see.
+  // Both with their defaults: the pacer learns the quota's pace from the API's answers, so
+  // nothing here depends on how fast the local quota server runs.
   const pacing: InstallOptions = options.telemetryUrl
-    ? await telemetryOptions(options.telemetryUrl, options.timeScale, options.clientId)
-    : { strategy: atb(timeScaledAtbOptions(options.timeScale)) }
+    ? await telemetryOptions(options.telemetryUrl, options.clientId)
+    : { strategy: atb() }
   const paced = install({ ...pacing, ...(store && { store }) })
   let attempts = 0
   let throttled = 0
@@ -43,7 +42,7 @@ export async function runPolite(options: PoliteOptions): Promise<RunSummary> {
 }
 
 // AATB with a telemetry link; loaded on demand so the ATB path needs no telemetry code.
-async function telemetryOptions(url: string, timeScale: number, clientId: string): Promise<InstallOptions> {
+async function telemetryOptions(url: string, clientId: string): Promise<InstallOptions> {
   const { aatbWithTelemetry } = await import('./telemetry-strategy.js')
-  return aatbWithTelemetry(url, timeScale, clientId)
+  return aatbWithTelemetry(url, clientId)
 }

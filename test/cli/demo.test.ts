@@ -81,6 +81,7 @@ describe('renderDemo', () => {
     completionMs,
     seed: 1,
     wallMs: 1,
+    completed: 800,
   })
 
   it('states the reduction in 429s and the change in completion time against the baseline', () => {

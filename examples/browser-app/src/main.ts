@@ -4,8 +4,8 @@
 // tab paces them all), and plain in-page exponential backoff (one per tab).
 //
 // Query parameters: api (quota server URL), mode (worker | shared | page), type (classic |
-// module worker), timeScale (the quota server's; scales the baseline's backoff and ATB's
-// constants), tag (1: label every request with x-request-id and x-attempt, for the
+// module worker), timeScale (the quota server's; scales the baseline's backoff only: the
+// worker and the shared lanes run the default ATB, which needs no scaling), tag (1: label every request with x-request-id and x-attempt, for the
 // end-to-end test's log of sends), store (memory: keep the shared lanes' pacer state in this
 // tab only, the control run of a handover without IndexedDB).
 import { atb, DeadlineError, exponential, memoryStore, type PoliteRequestInit } from 'polite-fetch'
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   $(mode === 'worker' ? 'with-worker' : mode === 'shared' ? 'shared-tabs' : 'without-worker').classList.add('active')
   if (mode !== 'worker' && (await dropWorker())) return
 
-  const script = `./${workerType === 'module' ? 'sw.mjs' : 'sw.js'}?api=${encodeURIComponent(api)}&timeScale=${timeScale}`
+  const script = `./${workerType === 'module' ? 'sw.mjs' : 'sw.js'}?api=${encodeURIComponent(api)}`
   // The baseline: the paper's exponential backoff, its waits compressed like the quota server's clock.
   const baseline = exponential({
     minDelayMs: 100 / timeScale,
@@ -75,14 +75,8 @@ async function main(): Promise<void> {
     capMaxMs: 34_000 / timeScale,
     roundMs: 0,
   })
-  // The shared in-page lane runs the worker's strategy (src/sw.ts), compressed the same way.
-  const k = timeScale
-  const shared = atb({
-    minSpanMs: 10_000 / k,
-    growthPerSecond: 0.02 * k,
-    maxRetryBackoffMs: 60_000 / k,
-    calmAfterMs: 600_000 / k,
-  })
+  // The shared in-page lane runs the worker's strategy (src/sw.ts): the default ATB.
+  const shared = atb()
   // Every send of a request carries its id and its attempt number (a count of sends), so the
   // quota server's log can show that no attempt went out twice.
   const tab = crypto.randomUUID().slice(0, 8)

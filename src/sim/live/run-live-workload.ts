@@ -2,6 +2,7 @@
 // `createClient` (sequential, one request in flight, unlimited retries, as in the
 // paper's harness), against the local HTTP quota server on 127.0.0.1, in
 // time-compressed wall time. What it measures is the shipped client, not a model.
+import { setMaxListeners } from 'node:events'
 import { createClient } from '../../client/create-client.js'
 import type { Strategy } from '../../core/types.js'
 import { startQuotaServer } from '../quota-server.js'
@@ -26,12 +27,21 @@ export interface LiveRunOptions {
   onProgress?: (done: number, total: number) => void
   /** The arrivals, when not `generateWorkload(scenario, seed)`. */
   workload?: Workload
+  /**
+   * Wall-clock bound on the run: calls still unsettled then are aborted and the run
+   * reports `completed < requests` (a bench reads that as a miss). A client that never
+   * gives up on a slow lane would otherwise keep the run going for as long as it paces.
+   * @default Infinity
+   */
+  maxWallMs?: number
 }
 
 export interface LiveRow extends ResultRow {
   seed: number
   /** Wall-clock duration of the run, ms. */
   wallMs: number
+  /** Requests that settled; below `requests` when `maxWallMs` cut the run short. */
+  completed: number
 }
 
 export async function runLiveWorkload(options: LiveRunOptions): Promise<LiveRow> {
@@ -50,6 +60,9 @@ export async function runLiveWorkload(options: LiveRunOptions): Promise<LiveRow>
   let attempts = 0
   let throttled = 0
   let completed = 0
+  const cutOff = new AbortController()
+  // Every client's sleep and fetch listen on it at once.
+  setMaxListeners(Infinity, cutOff.signal)
 
   const runClient = async (arrivalsMs: number[], id: number): Promise<void> => {
     const client = createClient({
@@ -68,21 +81,30 @@ export async function runLiveWorkload(options: LiveRunOptions): Promise<LiveRow>
     client.on('throttled', () => {
       throttled += 1
     })
-    for (const arrivalMs of arrivalsMs) {
-      const wait = origin + arrivalMs - clock.now()
-      if (wait > 0) await clock.sleep(wait)
-      const response = await client.fetch(`${server.url}/api/items?client=${id}`)
-      await response.arrayBuffer()
-      if (response.ok) lastSuccessAt = Math.max(lastSuccessAt, clock.now())
-      options.onProgress?.(++completed, workload.requests)
+    try {
+      for (const arrivalMs of arrivalsMs) {
+        const wait = origin + arrivalMs - clock.now()
+        if (wait > 0) await clock.sleep(wait, cutOff.signal)
+        const response = await client.fetch(`${server.url}/api/items?client=${id}`, { signal: cutOff.signal })
+        await response.arrayBuffer()
+        if (response.ok) lastSuccessAt = Math.max(lastSuccessAt, clock.now())
+        completed += 1
+        options.onProgress?.(completed, workload.requests)
+      }
+    } catch (error) {
+      if (!cutOff.signal.aborted) throw error
+    } finally {
+      await client.close()
     }
-    await client.close()
   }
 
   const wallStart = performance.now()
+  const maxWallMs = options.maxWallMs ?? Infinity
+  const timer = Number.isFinite(maxWallMs) ? setTimeout(() => cutOff.abort(), maxWallMs) : undefined
   try {
     await Promise.all(workload.clients.map((c) => runClient(c.arrivalsMs, c.id)))
   } finally {
+    clearTimeout(timer)
     await server.close()
   }
   return {
@@ -95,5 +117,6 @@ export async function runLiveWorkload(options: LiveRunOptions): Promise<LiveRow>
     completionMs: Math.round(lastSuccessAt - firstAttemptAt),
     seed: options.seed,
     wallMs: Math.round(performance.now() - wallStart),
+    completed,
   }
 }

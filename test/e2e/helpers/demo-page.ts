@@ -3,7 +3,11 @@
 import type { Page } from 'playwright-core'
 import type { Chromium } from './browser-harness.js'
 
-/** The workload both browser tests drive: the paper's 80 per minute, compressed 15× (20 per wall second, a bucket of 20). */
+/**
+ * The workload both browser tests drive: the paper's 80 per minute compressed 15×, i.e. 20 per wall
+ * second with a bucket of 20, a partner gateway's quota. The pages' ATB runs unscaled on it; only the
+ * exponential baseline has its backoff divided by TIME_SCALE (the page's `timeScale` parameter).
+ */
 export const TIME_SCALE = 15
 export const QUOTA = { capacity: 20, perMinute: 80 }
 export const TABS = 3
