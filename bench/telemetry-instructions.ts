@@ -10,7 +10,7 @@
 // instructions of every server thread (JIT code, GC, node:http, V8's compiler threads);
 // not counted: the kernel's side of the syscalls.
 //
-//   npx tsx bench/telemetry-instructions.ts <server dir> [count] [warmup]
+//   npx tsx bench/telemetry-instructions.ts <server dir | bare> [count] [warmup]
 //   e.g. npx tsx bench/telemetry-instructions.ts /tmp/base/dist/src/server 20000 20000
 import { spawn, execFileSync } from 'node:child_process'
 import { readFileSync, readdirSync, rmSync, mkdtempSync } from 'node:fs'
@@ -34,7 +34,11 @@ const out = mkdtempSync(join(tmpdir(), 'tele-callgrind-'))
 // PROFILE_DIR=<dir>: no valgrind; the server runs under `node --cpu-prof` and writes its profile there.
 const PROFILE_DIR = process.env.PROFILE_DIR
 const serverScript = new URL('./telemetry-instructions-server.mjs', import.meta.url).pathname
-const server = PROFILE_DIR
+// STRACE_OUT=<file>: no valgrind; the server runs under `strace -f -c` (syscall counts per report).
+const STRACE_OUT = process.env.STRACE_OUT
+const server = STRACE_OUT
+  ? spawn('strace', [...(process.env.STRACE_FULL ? [] : ['-c']), '-f', '-o', STRACE_OUT, 'node', new URL('./telemetry-instructions-server.mjs', import.meta.url).pathname, dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+  : PROFILE_DIR
   ? spawn('node', ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, serverScript, dir], { stdio: ['ignore', 'pipe', 'pipe'] })
   : spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}/callgrind.out.%p`, '--dump-instr=no', 'node', serverScript, dir], { stdio: ['ignore', 'pipe', 'pipe'] })
 let stderr = ''
@@ -97,7 +101,7 @@ function drive(total: number): Promise<[number, number]> {
   }))).then(() => [ok, other])
 }
 
-const control = (flag: string) => { if (!PROFILE_DIR) execFileSync('callgrind_control', [flag, String(server.pid)], { stdio: 'ignore' }) }
+const control = (flag: string) => { if (!PROFILE_DIR && !STRACE_OUT) execFileSync('callgrind_control', [flag, String(server.pid)], { stdio: 'ignore' }) }
 const warm = await drive(WARMUP)
 control('-z')
 const [ok, other] = await drive(COUNT)
@@ -114,6 +118,8 @@ for (const name of dumps) {
   if (!/^desc: Trigger: dump/m.test(text)) continue
   instructions += Number(/^summary: (\d+)/m.exec(text)?.[1] ?? /^totals: (\d+)/m.exec(text)?.[1] ?? 0)
 }
-rmSync(out, { recursive: true, force: true })
+// KEEP_DUMP=1 keeps callgrind's files (for callgrind_annotate) and prints where.
+if (process.env.KEEP_DUMP) console.log(`callgrind files in ${out}`)
+else rmSync(out, { recursive: true, force: true })
 if (other > 0 || ok !== COUNT) console.log(`warning: ${other} answers were not 200 (warm-up: ${warm[1]})`)
 console.log(`${dir}: ${(instructions / COUNT).toFixed(0)} instructions per report (${COUNT} reports after ${WARMUP} warm-up; ${instructions} in all; ${ok} answered 200)`)
