@@ -43,6 +43,18 @@ export interface LoadResult {
 
 const CRLF2 = Buffer.from('\r\n\r\n')
 
+/** Client ids and scopes of the bench's fleet. */
+export const BENCH_CLIENTS = 1_000
+const BENCH_SCOPES = 10
+
+/** The bench's i-th report body: every client id appears, spread over all scopes. */
+export function reportBody(i: number): string {
+  return JSON.stringify({
+    v: 1, scope: `https://api-${i % BENCH_SCOPES}.example.com`, clientId: `client-${(i * 7919) % BENCH_CLIENTS}`,
+    attempts: 1 + (i % 30), throttled: i % 11 === 0 ? 1 : 0, backlog: i % 5,
+  })
+}
+
 /** `POST path` with a JSON body, serialised once. */
 export function serialisePost(host: string, path: string, headers: Record<string, string>, body: string): Buffer {
   const bytes = Buffer.from(body)
@@ -52,7 +64,7 @@ export function serialisePost(host: string, path: string, headers: Record<string
 }
 
 /** Content-Length from a response head (latin1), or -1 when absent. */
-function contentLength(head: string): number {
+export function contentLength(head: string): number {
   const lower = head.toLowerCase()
   const at = lower.indexOf('\r\ncontent-length:')
   if (at < 0) return -1

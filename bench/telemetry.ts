@@ -25,7 +25,7 @@ import { availableParallelism, loadavg } from 'node:os'
 import type { TelemetryRequest } from '../src/server/handle-telemetry.js'
 import type { TelemetryStore } from '../src/server/telemetry-store.js'
 import { hasRedisServer, startRedis } from '../test/e2e/helpers/redis-server.js'
-import { runLoad as runLoadHere, serialisePost } from './telemetry-load.js'
+import { BENCH_CLIENTS as CLIENTS, reportBody, runLoad as runLoadHere, serialisePost } from './telemetry-load.js'
 import type { LoadResult } from './telemetry-load.js'
 
 // The server measured is the compiled build users run (`npx polite-fetch telemetry-server`
@@ -45,15 +45,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 1_000)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
 const DEPTH = Number(process.env.BENCH_DEPTH ?? 16)
-const CLIENTS = 1_000
-const SCOPES = 10
 
-function reportBody(i: number): string {
-  return JSON.stringify({
-    v: 1, scope: `https://api-${i % SCOPES}.example.com`, clientId: `client-${(i * 7919) % CLIENTS}`,
-    attempts: 1 + (i % 30), throttled: i % 11 === 0 ? 1 : 0, backlog: i % 5,
-  })
-}
 
 // ---- load generator (child process) ----
 function load(url: string): Promise<LoadResult> {

@@ -8,6 +8,7 @@ import { DASHBOARD_HTML } from './dashboard-html.js'
 import { createKeyedRateLimiter } from './keyed-rate-limiter.js'
 import { createMemoryStore } from './memory-store.js'
 import { createMetrics } from './metrics.js'
+import { replyJson } from './reply-json.js'
 import { forwardedFor, sourceKey } from './source-address.js'
 import { StoreUnavailableError } from './telemetry-store.js'
 import type { ReportOrigin, TelemetryStore } from './telemetry-store.js'
@@ -104,6 +105,10 @@ export function createTelemetryCore(options: TelemetryHandlerOptions = {}): Tele
   const decoder = new TextDecoder('utf-8', { fatal: true })
 
   function json(status: number, body: unknown, origin: string | null, extra?: Record<string, string>): TelemetryResponse {
+    return jsonText(status, JSON.stringify(body), origin, extra)
+  }
+
+  function jsonText(status: number, text: string, origin: string | null, extra?: Record<string, string>): TelemetryResponse {
     // Built field by field (no spreads): this runs once per report on the hot path.
     const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }
     if (corsOrigins === '*') headers['access-control-allow-origin'] = '*'
@@ -112,7 +117,7 @@ export function createTelemetryCore(options: TelemetryHandlerOptions = {}): Tele
       headers.vary = 'Origin'
     }
     if (extra) for (const name in extra) headers[name] = extra[name]!
-    return { status, headers, body: JSON.stringify(body) }
+    return { status, headers, body: text }
   }
 
   function cors(origin: string | null): Record<string, string> {
@@ -156,7 +161,7 @@ export function createTelemetryCore(options: TelemetryHandlerOptions = {}): Tele
       return fail(429, 'scope_limit', 'too many scopes for this token or address; one frees when a scope goes idle', origin, { 'retry-after': seconds })
     }
     if (!result.duplicate) metrics.countReport(value.throttled > 0)
-    return json(200, result.reply, origin)
+    return jsonText(200, replyJson(result.reply), origin)
   }
 
   /** Is this the operator (the admin token)? */
@@ -180,7 +185,7 @@ export function createTelemetryCore(options: TelemetryHandlerOptions = {}): Tele
       return fail(400, 'invalid_scope', `scope must be 1..${MAX_SCOPE_LENGTH} visible ASCII characters`, origin)
     }
     if (!allows(scope)) return fail(403, 'scope_forbidden', 'this token may not read this scope', origin)
-    return json(200, await store.read(tenant, scope, now(), quotas.get(scope)), origin)
+    return jsonText(200, replyJson(await store.read(tenant, scope, now(), quotas.get(scope))), origin)
   }
 
   async function fleet(origin: string | null): Promise<TelemetryResponse> {
