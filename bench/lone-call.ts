@@ -1,4 +1,4 @@
-// npx tsx bench/lone-call.ts [--runs N] — issue 15's lone call over real HTTP, in real time.
+// npm run bench:lone-call [-- --runs N] — issue 15's lone call over real HTTP, in real time.
 //
 // One call through the shipped `createClient()` (default options, a fresh lane) against a
 // local HTTP server on 127.0.0.1 that answers 429 to its first F attempts and 200 after,
