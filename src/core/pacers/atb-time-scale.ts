@@ -5,25 +5,27 @@
 //
 // The measurement is how long the quota lasted: the time from the lane's first admission to its
 // first 429. A bucket of B units drained at D − Q lasts B / (D − Q), k times longer when quota and
-// arrivals are k times slower. It also depends on the load and on when the lane came: across the
-// paper's scenarios at k = 1 it lasts up to 250 s (95th percentile). Up to drainBandHighMs the lane
-// keeps the durations as measured (scale 1: the k = 1 pacer, unchanged); a quota that lasted longer
-// is slower than the paper's, and the lane's scale is the drain over the k = 1 median. A shorter
-// drain is no evidence of a faster quota (a lane hammering the paper's bucket at 10/s drains it in
-// 12 s), so a faster quota is not detected: the exemption of docs/algorithms.md, "Time scale". A
-// lane that met its first 429 with fewer than two admissions measured nothing and stays at 1 (the
-// never-admitted lane's doubling finds any scale in log2(k) tries).
+// arrivals are k times slower (and k times shorter when they are k times faster). It also depends
+// on the load and on when the lane came: across the paper's scenarios at k = 1 it lasts 38–250 s
+// (5th–95th percentile). Within that band, widened to a decade (drainBandLowMs–drainBandHighMs),
+// the lane keeps the durations as measured (scale 1: the k = 1 pacer, unchanged); a quota that
+// lasted longer or shorter runs slower or faster than the paper's, and the lane's scale is the
+// drain over the k = 1 median. A short drain counts only from a lane that sent one attempt at a
+// time: a burst of concurrent callers meets its first 429 a round trip after its first admission,
+// which measures the round trip, not the quota. A lane that met its first 429 with fewer than two
+// admissions measured nothing and stays at 1 (the never-admitted lane's doubling finds any scale
+// in log2(k) tries).
 import type { AtbConstants } from './atb-constants.js'
 
 /** What a lane has measured of its time scale; a plain record so that it can be saved. */
 export interface TimeScaleState {
-  /** From how long the quota lasted (1 until measured, or within the k = 1 band); never below 1. */
+  /** From how long the quota lasted (1 until measured, or within the k = 1 band). */
   drain: number
   /** Whether the lane has taken its one measurement. */
   measured: boolean
 }
 
-type ScaleConstants = Pick<AtbConstants, 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions'>
+type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions'>
 
 export class LaneTimeScale {
   constructor(
@@ -38,18 +40,19 @@ export class LaneTimeScale {
 
   /**
    * The lane's first 429 that counts as congestion, `drainMs` after its first admission
-   * (undefined: never admitted), with `admissions` admitted before it. Measured once: a later
-   * spell starts from a lane already paced, whose 429s say how it paces, not how long the quota
-   * lasted.
+   * (undefined: never admitted), with `admissions` admitted before it; `alone`: no other attempt
+   * of the lane was in flight at it. Measured once: a later spell starts from a lane already
+   * paced, whose 429s say how it paces, not how long the quota lasted.
    */
-  noteFirstCongestion(drainMs: number | undefined, admissions: number): void {
+  noteFirstCongestion(drainMs: number | undefined, admissions: number, alone = true): void {
     if (this.state.measured) return
     this.state.measured = true
     // Fewer admissions: the lane came late to a quota already dry (or never got through), and
     // its first 429 says nothing about how long the quota lasted.
     if (drainMs === undefined || admissions < this.o.drainMinAdmissions) return
-    if (drainMs <= this.o.drainBandHighMs) return
-    this.state.drain = Math.max(drainMs, 1) / this.o.drainReferenceMs
+    if (drainMs > this.o.drainBandHighMs || (drainMs < this.o.drainBandLowMs && alone)) {
+      this.state.drain = Math.max(drainMs, 1) / this.o.drainReferenceMs
+    }
   }
 }
 

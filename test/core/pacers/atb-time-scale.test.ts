@@ -2,16 +2,32 @@ import { describe, expect, it } from 'vitest'
 import { ATB_CONSTANTS } from '../../../src/core/pacers/atb-constants.js'
 import { LaneTimeScale, parseTimeScale } from '../../../src/core/pacers/atb-time-scale.js'
 
-const { drainBandHighMs, drainReferenceMs } = ATB_CONSTANTS
+const { drainBandLowMs, drainBandHighMs, drainReferenceMs } = ATB_CONSTANTS
 
 describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s time scale', () => {
-  it('keeps the paper scale (1) for a drain up to the longest it takes at k = 1, however short', () => {
-    // A short drain is no evidence of a faster quota: a lane hammering the paper's bucket drains it in seconds.
-    for (const drainMs of [50, 12_000, 60_000, 124_000, drainBandHighMs]) {
+  it('keeps the paper scale (1) for a drain within the band it spans at k = 1', () => {
+    for (const drainMs of [drainBandLowMs, 60_000, 124_000, drainBandHighMs]) {
       const scale = new LaneTimeScale(ATB_CONSTANTS)
       scale.noteFirstCongestion(drainMs, 5)
       expect(scale.value).toBe(1)
     }
+  })
+
+  it('runs faster on a shorter drain: a quota 10 times faster lasts a tenth as long', () => {
+    const fast = new LaneTimeScale(ATB_CONSTANTS)
+    fast.noteFirstCongestion(12_400, 5)
+    expect(fast.value).toBeCloseTo(12_400 / drainReferenceMs, 9)
+    expect(fast.value).toBeLessThan(0.11)
+  })
+
+  it('measures no faster scale from a burst: its first 429 comes a round trip after its first admission', () => {
+    const burst = new LaneTimeScale(ATB_CONSTANTS)
+    burst.noteFirstCongestion(40, 5, false)
+    expect(burst.value).toBe(1)
+    // A long drain is a slower quota whoever else was in flight.
+    const slow = new LaneTimeScale(ATB_CONSTANTS)
+    slow.noteFirstCongestion(1_200_000, 5, false)
+    expect(slow.value).toBeCloseTo(1_200_000 / drainReferenceMs, 9)
   })
 
   it('scales with a drain beyond that: a slower quota lasts longer', () => {
