@@ -71,6 +71,12 @@ export const ATB_CONSTANTS = {
   drainReferenceMs: 120_000,
   /** Admissions before the first 429 for its drain to count: a lane that came late to a dry quota measured nothing. */
   drainMinAdmissions: 2,
+  /**
+   * ...for a drain below the band (a faster quota): coming late only shortens a drain, and with 2
+   * or 3 the 100-client runs at k = 1 met 3 % more 429s (stepped, sliding window); 8 gave back a
+   * status-only cell at k = 0.1.
+   */
+  drainShortMinAdmissions: 4,
   /** Without a policy (X-RateLimit-*), the pace set against remaining/reset is measured over this (fitted; absolute). */
   paceWindowMs: 10_000,
 }

@@ -11,8 +11,9 @@
 // the lane keeps the durations as measured (scale 1: the k = 1 pacer, unchanged); a quota that
 // lasted longer or shorter runs slower or faster than the paper's, and the lane's scale is the
 // drain over the k = 1 median. A short drain counts only from a lane that sent one attempt at a
-// time: a burst of concurrent callers meets its first 429 a round trip after its first admission,
-// which measures the round trip, not the quota. A lane that met its first 429 with fewer than two
+// time (a burst of concurrent callers meets its first 429 a round trip after its first admission,
+// which measures the round trip, not the quota) and got more through (drainShortMinAdmissions): a
+// lane that came late to a quota others had nearly drained reads it short, never long. A lane that met its first 429 with fewer than two
 // admissions measured nothing and stays at 1 (the never-admitted lane's doubling finds any scale
 // in log2(k) tries).
 import type { AtbConstants } from './atb-constants.js'
@@ -25,7 +26,7 @@ export interface TimeScaleState {
   measured: boolean
 }
 
-type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions'>
+type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions' | 'drainShortMinAdmissions'>
 
 export class LaneTimeScale {
   constructor(
@@ -50,7 +51,7 @@ export class LaneTimeScale {
     // Fewer admissions: the lane came late to a quota already dry (or never got through), and
     // its first 429 says nothing about how long the quota lasted.
     if (drainMs === undefined || admissions < this.o.drainMinAdmissions) return
-    if (drainMs > this.o.drainBandHighMs || (drainMs < this.o.drainBandLowMs && alone)) {
+    if (drainMs > this.o.drainBandHighMs || (drainMs < this.o.drainBandLowMs && alone && admissions >= this.o.drainShortMinAdmissions)) {
       this.state.drain = Math.max(drainMs, 1) / this.o.drainReferenceMs
     }
   }

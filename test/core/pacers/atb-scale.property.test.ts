@@ -120,8 +120,8 @@ const laneStep: fc.Arbitrary<LaneStep> = fc.record({
 })
 
 /**
- * Two pacers fed the same script, the second with every time × k: three admissions over the
- * drain (the first just after the pacer's creation), the first 429 at `drainMs`, then the steps, one attempt in flight at a time.
+ * Two pacers fed the same script, the second with every time × k: four admissions over the
+ * drain (the first just after the pacer's creation; a short drain counts from four), the first 429 at `drainMs`, then the steps, one attempt in flight at a time.
  * `retryAfterMaxMs` > 0 puts a Retry-After of up to that on every 429. The second pacer's times
  * are the first's × k exactly (not its own rounded waits), so only the decisions are compared.
  * Returns each wait of the first and of the second.
@@ -153,7 +153,7 @@ function laneWaits(steps: LaneStep[], drainMs: number, retryAfterMaxMs: number, 
   }
   // Not at the pacer's creation: a window that starts there would include or drop that admission
   // by float rounding alone.
-  for (const start of [0.05, 0.3, 0.6]) {
+  for (const start of [0.05, 0.3, 0.6, 0.8]) {
     elapsed = Math.max(elapsed, start * drainMs)
     attempt(false, 0)
   }

@@ -40,6 +40,10 @@ describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s ti
     const late = new LaneTimeScale(ATB_CONSTANTS)
     late.noteFirstCongestion(5_000_000, 1)
     expect(late.value).toBe(1)
+    // A short drain needs more: coming late only shortens it.
+    const lateShort = new LaneTimeScale(ATB_CONSTANTS)
+    lateShort.noteFirstCongestion(5_000, 3)
+    expect(lateShort.value).toBe(1)
     const never = new LaneTimeScale(ATB_CONSTANTS)
     never.noteFirstCongestion(undefined, 0)
     expect(never.value).toBe(1)
