@@ -9,8 +9,8 @@
 // on the load and on when the lane came: across the paper's scenarios at k = 1 it lasts 38–250 s
 // (5th–95th percentile). Within that band, widened to a decade (drainBandLowMs–drainBandHighMs),
 // the lane keeps the durations as measured (scale 1: the k = 1 pacer, unchanged); a quota that
-// lasted longer or shorter runs slower or faster than the paper's, and the lane's scale is the
-// drain over the k = 1 median. A short drain counts only from a lane that sent one attempt at a
+// lasted longer runs slower than the paper's, and the lane's scale is the drain over the k = 1
+// median; one that lasted shorter runs faster, its scale the drain over 60 s (shortDrainReferenceMs). A short drain counts only from a lane that sent one attempt at a
 // time (a burst of concurrent callers meets its first 429 a round trip after its first admission,
 // which measures the round trip, not the quota) and got more through (drainShortMinAdmissions): a
 // lane that came late to a quota others had nearly drained reads it short, never long. A lane that met its first 429 with fewer than two
@@ -51,10 +51,22 @@ export class LaneTimeScale {
     // Fewer admissions: the lane came late to a quota already dry (or never got through), and
     // its first 429 says nothing about how long the quota lasted.
     if (drainMs === undefined || admissions < this.o.drainMinAdmissions) return
-    if (drainMs > this.o.drainBandHighMs || (drainMs < this.o.drainBandLowMs && alone && admissions >= this.o.drainShortMinAdmissions)) {
-      this.state.drain = Math.max(drainMs, 1) / this.o.drainReferenceMs
+    if (drainMs > this.o.drainBandHighMs) this.state.drain = drainMs / this.o.drainReferenceMs
+    else if (drainMs < this.o.drainBandLowMs && alone && admissions >= this.o.drainShortMinAdmissions) {
+      this.state.drain = Math.max(drainMs, 1) / shortDrainReferenceMs(this.o)
     }
   }
+}
+
+/**
+ * What a drain below the band is measured against: the geometric middle of the band's low edge
+ * and the k = 1 median (60 s). A fleet on a quota a few times faster straddles the edge, and the
+ * median read its lanes just under the edge as 4 × too fast (k = 0.3 lost a status-only cell,
+ * 1.28 → 1.33 × the oracle); the edge itself read a 10 × faster quota as 2.5 × (k = 0.1 gained
+ * no cell).
+ */
+function shortDrainReferenceMs(o: ScaleConstants): number {
+  return Math.sqrt(o.drainBandLowMs * o.drainReferenceMs)
 }
 
 /** A saved time scale, checked; undefined when absent or implausible (the lane measures again). */

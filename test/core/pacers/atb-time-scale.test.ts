@@ -13,11 +13,12 @@ describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s ti
     }
   })
 
-  it('runs faster on a shorter drain: a quota 10 times faster lasts a tenth as long', () => {
+  it('runs faster on a drain below the band: a quota 10 times faster lasts a tenth as long', () => {
     const fast = new LaneTimeScale(ATB_CONSTANTS)
-    fast.noteFirstCongestion(12_400, 5)
-    expect(fast.value).toBeCloseTo(12_400 / drainReferenceMs, 9)
-    expect(fast.value).toBeLessThan(0.11)
+    fast.noteFirstCongestion(12_000, 5)
+    // Against 60 s, the middle of the band's edge (30 s) and the k = 1 median (120 s).
+    expect(fast.value).toBeCloseTo(12_000 / Math.sqrt(drainBandLowMs * drainReferenceMs), 9)
+    expect(fast.value).toBeCloseTo(0.2, 9)
   })
 
   it('measures no faster scale from a burst: its first 429 comes a round trip after its first admission', () => {
