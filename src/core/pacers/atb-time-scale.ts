@@ -10,12 +10,14 @@
 // (5th–95th percentile). Within that band, widened to a decade (drainBandLowMs–drainBandHighMs),
 // the lane keeps the durations as measured (scale 1: the k = 1 pacer, unchanged); a quota that
 // lasted longer runs slower than the paper's, and the lane's scale is the drain over the k = 1
-// median; one that lasted shorter runs faster, its scale the drain over 60 s (shortDrainReferenceMs). A short drain counts only from a lane that sent one attempt at a
-// time (a burst of concurrent callers meets its first 429 a round trip after its first admission,
-// which measures the round trip, not the quota) and got more through (drainShortMinAdmissions): a
-// lane that came late to a quota others had nearly drained reads it short, never long. A lane that met its first 429 with fewer than two
-// admissions measured nothing and stays at 1 (the never-admitted lane's doubling finds any scale
-// in log2(k) tries).
+// median; one that lasted shorter runs faster, its scale the drain over 60 s
+// (shortDrainReferenceMs). A short drain counts only from a lane that sent one attempt at a time
+// (a burst of concurrent callers meets its first 429 a round trip after its first admission, which
+// measures the round trip, not the quota) and got at least drainShortMinAdmissions through (a lane
+// that came late to a quota others had nearly drained reads it short, never long). Not told apart
+// yet: one lane alone hammering a slow quota with back-to-back sequential calls (docs/algorithms.md,
+// "A faster quota"). A lane that met its first 429 with fewer than two admissions measured nothing
+// and stays at 1 (the never-admitted lane's doubling finds any scale in log2(k) tries).
 import type { AtbConstants } from './atb-constants.js'
 
 /** What a lane has measured of its time scale; a plain record so that it can be saved. */
