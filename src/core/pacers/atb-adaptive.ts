@@ -542,6 +542,7 @@ class AtbPacer implements AtbLanePacer {
     const units = Math.max(0, cost)
     if (this.calm(now)) this.becomeCalm()
     if (this.congested()) this.pacedSend(now, units)
+    this.timeScale.noteSend(now, this.inFlight, this.firstAdmittedAt !== undefined)
     this.inFlight++
     if (this.guidance !== undefined) noteSent(this.guidance, units, now)
     this.lastSendAt = this.lastSendAt === undefined ? now : Math.max(this.lastSendAt, now)
@@ -590,6 +591,7 @@ class AtbPacer implements AtbLanePacer {
 
   onResult(now: number, signal: Signal): void {
     this.inFlight = Math.max(0, this.inFlight - 1)
+    this.timeScale.noteAnswer(now, this.lastSendAt, this.inFlight === 0)
     this.absorb(now, signal)
     if (signal.kind === 'ok') {
       this.firstAdmittedAt ??= now

@@ -14,9 +14,10 @@
 // (shortDrainReferenceMs). A short drain counts only from a lane that sent one attempt at a time
 // (a burst of concurrent callers meets its first 429 a round trip after its first admission, which
 // measures the round trip, not the quota) and got at least drainShortMinAdmissions through (a lane
-// that came late to a quota others had nearly drained reads it short, never long). Not told apart
-// yet: one lane alone hammering a slow quota with back-to-back sequential calls (docs/algorithms.md,
-// "A faster quota"). A lane that met its first 429 with fewer than two admissions measured nothing
+// that came late to a quota others had nearly drained reads it short, never long), and only from a
+// lane that was not saturated: one that sent as fast as its answers came for most of its drain (a
+// script looping over items) drains any quota in seconds, so its drain measures its own speed
+// (docs/algorithms.md, "A faster quota"). A lane that met its first 429 with fewer than two admissions measured nothing
 // and stays at 1 (the never-admitted lane's doubling finds any scale in log2(k) tries).
 import type { AtbConstants } from './atb-constants.js'
 
@@ -31,10 +32,40 @@ export interface TimeScaleState {
 type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions' | 'drainShortMinAdmissions'>
 
 export class LaneTimeScale {
+  // Until the measurement: the lane's sends since its first admission, and how many of them were
+  // eager (another attempt still out, or sent within one answer time of the previous answer).
+  private sends = 0
+  private eagerSends = 0
+  private answeredAt = -Infinity
+  private answerMs = 0
+
   constructor(
     private readonly o: ScaleConstants,
     readonly state: TimeScaleState = { drain: 1, measured: false },
   ) {}
+
+  /** A send at `now` with `inFlight` other attempts of the lane out, `admitted`: the lane has been admitted before. */
+  noteSend(now: number, inFlight: number, admitted: boolean): void {
+    if (this.state.measured || !admitted) return
+    this.sends++
+    if (inFlight > 0 || now - this.answeredAt <= this.answerMs) this.eagerSends++
+  }
+
+  /** An answer at `now` to the lane's only attempt out, sent at `sentAt`: the lane's answer time. */
+  noteAnswer(now: number, sentAt: number | undefined, alone: boolean): void {
+    if (this.state.measured) return
+    this.answeredAt = now
+    if (alone && sentAt !== undefined) this.answerMs = now - sentAt
+  }
+
+  /**
+   * Whether the lane sent as fast as its answers allowed for most of its drain: its demand
+   * outran it, so the drain measured the lane's own speed against the quota's size, not the
+   * quota's time scale (a script looping over items drains a 60-per-hour quota in a second).
+   */
+  private saturated(): boolean {
+    return 2 * this.eagerSends > this.sends
+  }
 
   /** The lane's time scale: 1 = the paper's. */
   get value(): number {
@@ -54,7 +85,7 @@ export class LaneTimeScale {
     // its first 429 says nothing about how long the quota lasted.
     if (drainMs === undefined || admissions < this.o.drainMinAdmissions) return
     if (drainMs > this.o.drainBandHighMs) this.state.drain = drainMs / this.o.drainReferenceMs
-    else if (drainMs < this.o.drainBandLowMs && alone && admissions >= this.o.drainShortMinAdmissions) {
+    else if (drainMs < this.o.drainBandLowMs && alone && !this.saturated() && admissions >= this.o.drainShortMinAdmissions) {
       this.state.drain = Math.max(drainMs, 1) / shortDrainReferenceMs(this.o)
     }
   }

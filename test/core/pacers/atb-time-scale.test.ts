@@ -31,6 +31,33 @@ describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s ti
     expect(slow.value).toBeCloseTo(1_200_000 / drainReferenceMs, 9)
   })
 
+  it('measures no faster scale from a lane that sent as fast as its answers came (a script looping over items)', () => {
+    // Sends 20 ms apart, each within the 20 ms answer time of the one before: the lane's own speed.
+    const loop = (scale: LaneTimeScale, gapMs: number, k: number) => {
+      let t = 0
+      for (let i = 0; i < 10; i++) {
+        scale.noteSend(t, 0, i > 0)
+        scale.noteAnswer(t + 20 * k, t, true)
+        t += (20 + gapMs) * k
+      }
+      scale.noteFirstCongestion(t - 20 * k, 10)
+    }
+    const script = new LaneTimeScale(ATB_CONSTANTS)
+    loop(script, 0, 1)
+    expect(script.value).toBe(1)
+    // The same lane with its calls arriving a second apart was not saturated: a faster quota.
+    for (const k of [0.5, 1, 2]) {
+      const paced = new LaneTimeScale(ATB_CONSTANTS)
+      loop(paced, 1000, k)
+      expect(paced.value).toBeCloseTo((k * (10 * 1020 - 20)) / Math.sqrt(drainBandLowMs * drainReferenceMs), 9)
+    }
+    // Sends with another attempt out are eager too.
+    const concurrent = new LaneTimeScale(ATB_CONSTANTS)
+    for (let i = 0; i < 10; i++) concurrent.noteSend(i * 1000, 1, true)
+    concurrent.noteFirstCongestion(9_000, 10)
+    expect(concurrent.value).toBe(1)
+  })
+
   it('scales with a drain beyond that: a slower quota lasts longer', () => {
     const slow = new LaneTimeScale(ATB_CONSTANTS)
     slow.noteFirstCongestion(60 * 124_000, 5)
