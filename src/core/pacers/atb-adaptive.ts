@@ -239,7 +239,17 @@ class AtbPacer implements AtbLanePacer {
 
   /** Whether the last cut's Retry-After is long on time scale `scale` (see lumpCut). */
   private lumpCutOn(scale: number): boolean {
-    return Number.isFinite(this.cut.retryAfterMs) && this.cut.retryAfterMs > this.o.steadyRetryAfterMs * scale
+    return Number.isFinite(this.cut.retryAfterMs) && this.cut.retryAfterMs > this.steadyRetryAfterLimitMs(scale)
+  }
+
+  /**
+   * The longest Retry-After that marks a continuously refilled quota on time scale `scale`. Never
+   * under steadyRetryAfterMs: Retry-After counts whole seconds, so a continuous bucket answers 1 s
+   * however fast it refills (on a faster scale a scaled limit read every such 429 as a lump's, and
+   * the lane kept its k = 1 durations).
+   */
+  private steadyRetryAfterLimitMs(scale: number): number {
+    return this.o.steadyRetryAfterMs * Math.max(1, scale)
   }
 
   /**
@@ -264,7 +274,7 @@ class AtbPacer implements AtbLanePacer {
    */
   private steadyLane(now: number, successes: number): boolean {
     const o = this.o
-    if (!(this.cut.retryAfterMs <= this.scaled(o.steadyRetryAfterMs))) return false
+    if (!(this.cut.retryAfterMs <= this.steadyRetryAfterLimitMs(this.scale()))) return false
     if (this.guidance !== undefined && hasLiveHint(this.guidance, now)) return false
     return this.outcomes().counts(now, this.scaled(o.steadyWindowMs)).admitted >= successes
   }
@@ -362,7 +372,8 @@ class AtbPacer implements AtbLanePacer {
   /** The lane's first congestion: how long the quota lasted since its first admission (the time scale). */
   private measureDrain(now: number): void {
     const admissions = this.outcomes().counts(now, Infinity).admitted
-    this.timeScale.noteFirstCongestion(this.firstAdmittedAt === undefined ? undefined : now - this.firstAdmittedAt, admissions)
+    // inFlight counts the lane's other attempts still out (this one is already answered).
+    this.timeScale.noteFirstCongestion(this.firstAdmittedAt === undefined ? undefined : now - this.firstAdmittedAt, admissions, this.inFlight === 0)
   }
 
   /** A throttled answer to an attempt sent before the last cut: the cut already covered it. */
@@ -531,6 +542,7 @@ class AtbPacer implements AtbLanePacer {
     const units = Math.max(0, cost)
     if (this.calm(now)) this.becomeCalm()
     if (this.congested()) this.pacedSend(now, units)
+    this.timeScale.noteSend(now, this.inFlight, this.firstAdmittedAt !== undefined)
     this.inFlight++
     if (this.guidance !== undefined) noteSent(this.guidance, units, now)
     this.lastSendAt = this.lastSendAt === undefined ? now : Math.max(this.lastSendAt, now)
@@ -579,6 +591,7 @@ class AtbPacer implements AtbLanePacer {
 
   onResult(now: number, signal: Signal): void {
     this.inFlight = Math.max(0, this.inFlight - 1)
+    this.timeScale.noteAnswer(now, this.lastSendAt, this.inFlight === 0)
     this.absorb(now, signal)
     if (signal.kind === 'ok') {
       this.firstAdmittedAt ??= now

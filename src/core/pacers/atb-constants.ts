@@ -58,14 +58,25 @@ export const ATB_CONSTANTS = {
   /**
    * How long the quota lasted (first admission to first 429) is at most this across the paper's
    * scenarios at k = 1 (95th percentile 250 s): up to it a lane without an announced window keeps
-   * its durations as measured (atb-time-scale.ts). A shorter drain is no evidence of a faster
-   * quota: a lane hammering the paper's bucket at 10/s drains it in 12 s.
+   * its durations as measured (atb-time-scale.ts).
    */
   drainBandHighMs: 300_000,
-  /** Beyond it the lane's time scale is its drain over the k = 1 median (continuous bucket, 124 s). */
+  /**
+   * ...and at least this (5th percentile 38 s on the continuous bucket; the band is a decade wide):
+   * a lane alone on the quota that drained it sooner runs on a faster scale. 40 s cost 3 stepped
+   * status-only cells at k = 1 (that bucket drains from 17 s), 20 s half the gain at k = 0.1.
+   */
+  drainBandLowMs: 30_000,
+  /** Outside the band the lane's time scale is its drain over the k = 1 median (continuous bucket, 124 s). */
   drainReferenceMs: 120_000,
   /** Admissions before the first 429 for its drain to count: a lane that came late to a dry quota measured nothing. */
   drainMinAdmissions: 2,
+  /**
+   * ...for a drain below the band (a faster quota): coming late only shortens a drain, and with 2
+   * or 3 the 100-client runs at k = 1 met 3 % more 429s (stepped, sliding window); 8 gave back a
+   * status-only cell at k = 0.1.
+   */
+  drainShortMinAdmissions: 4,
   /** Without a policy (X-RateLimit-*), the pace set against remaining/reset is measured over this (fitted; absolute). */
   paceWindowMs: 10_000,
 }

@@ -5,31 +5,67 @@
 //
 // The measurement is how long the quota lasted: the time from the lane's first admission to its
 // first 429. A bucket of B units drained at D − Q lasts B / (D − Q), k times longer when quota and
-// arrivals are k times slower. It also depends on the load and on when the lane came: across the
-// paper's scenarios at k = 1 it lasts up to 250 s (95th percentile). Up to drainBandHighMs the lane
-// keeps the durations as measured (scale 1: the k = 1 pacer, unchanged); a quota that lasted longer
-// is slower than the paper's, and the lane's scale is the drain over the k = 1 median. A shorter
-// drain is no evidence of a faster quota (a lane hammering the paper's bucket at 10/s drains it in
-// 12 s), so a faster quota is not detected: the exemption of docs/algorithms.md, "Time scale". A
-// lane that met its first 429 with fewer than two admissions measured nothing and stays at 1 (the
-// never-admitted lane's doubling finds any scale in log2(k) tries).
+// arrivals are k times slower (and k times shorter when they are k times faster). It also depends
+// on the load and on when the lane came: across the paper's scenarios at k = 1 it lasts 38–250 s
+// (5th–95th percentile). Within that band, widened to a decade (drainBandLowMs–drainBandHighMs),
+// the lane keeps the durations as measured (scale 1: the k = 1 pacer, unchanged); a quota that
+// lasted longer runs slower than the paper's, and the lane's scale is the drain over the k = 1
+// median; one that lasted shorter runs faster, its scale the drain over 60 s
+// (shortDrainReferenceMs). A short drain counts only from a lane that sent one attempt at a time
+// (a burst of concurrent callers meets its first 429 a round trip after its first admission, which
+// measures the round trip, not the quota) and got at least drainShortMinAdmissions through (a lane
+// that came late to a quota others had nearly drained reads it short, never long), and only from a
+// lane that was not saturated: one that sent as fast as its answers came for most of its drain (a
+// script looping over items) drains any quota in seconds, so its drain measures its own speed
+// (docs/algorithms.md, "A faster quota"). A lane that met its first 429 with fewer than two admissions measured nothing
+// and stays at 1 (the never-admitted lane's doubling finds any scale in log2(k) tries).
 import type { AtbConstants } from './atb-constants.js'
 
 /** What a lane has measured of its time scale; a plain record so that it can be saved. */
 export interface TimeScaleState {
-  /** From how long the quota lasted (1 until measured, or within the k = 1 band); never below 1. */
+  /** From how long the quota lasted (1 until measured, or within the k = 1 band). */
   drain: number
   /** Whether the lane has taken its one measurement. */
   measured: boolean
 }
 
-type ScaleConstants = Pick<AtbConstants, 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions'>
+type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions' | 'drainShortMinAdmissions'>
 
 export class LaneTimeScale {
+  // Until the measurement: the lane's sends since its first admission, and how many of them were
+  // eager (another attempt still out, or sent within one answer time of the previous answer).
+  private sends = 0
+  private eagerSends = 0
+  private answeredAt = -Infinity
+  private answerMs = 0
+
   constructor(
     private readonly o: ScaleConstants,
     readonly state: TimeScaleState = { drain: 1, measured: false },
   ) {}
+
+  /** A send at `now` with `inFlight` other attempts of the lane out, `admitted`: the lane has been admitted before. */
+  noteSend(now: number, inFlight: number, admitted: boolean): void {
+    if (this.state.measured || !admitted) return
+    this.sends++
+    if (inFlight > 0 || now - this.answeredAt <= this.answerMs) this.eagerSends++
+  }
+
+  /** An answer at `now` to the lane's only attempt out, sent at `sentAt`: the lane's answer time. */
+  noteAnswer(now: number, sentAt: number | undefined, alone: boolean): void {
+    if (this.state.measured) return
+    this.answeredAt = now
+    if (alone && sentAt !== undefined) this.answerMs = now - sentAt
+  }
+
+  /**
+   * Whether the lane sent as fast as its answers allowed for most of its drain: its demand
+   * outran it, so the drain measured the lane's own speed against the quota's size, not the
+   * quota's time scale (a script looping over items drains a 60-per-hour quota in a second).
+   */
+  private saturated(): boolean {
+    return 2 * this.eagerSends > this.sends
+  }
 
   /** The lane's time scale: 1 = the paper's. */
   get value(): number {
@@ -38,19 +74,32 @@ export class LaneTimeScale {
 
   /**
    * The lane's first 429 that counts as congestion, `drainMs` after its first admission
-   * (undefined: never admitted), with `admissions` admitted before it. Measured once: a later
-   * spell starts from a lane already paced, whose 429s say how it paces, not how long the quota
-   * lasted.
+   * (undefined: never admitted), with `admissions` admitted before it; `alone`: no other attempt
+   * of the lane was in flight at it. Measured once: a later spell starts from a lane already
+   * paced, whose 429s say how it paces, not how long the quota lasted.
    */
-  noteFirstCongestion(drainMs: number | undefined, admissions: number): void {
+  noteFirstCongestion(drainMs: number | undefined, admissions: number, alone = true): void {
     if (this.state.measured) return
     this.state.measured = true
     // Fewer admissions: the lane came late to a quota already dry (or never got through), and
     // its first 429 says nothing about how long the quota lasted.
     if (drainMs === undefined || admissions < this.o.drainMinAdmissions) return
-    if (drainMs <= this.o.drainBandHighMs) return
-    this.state.drain = Math.max(drainMs, 1) / this.o.drainReferenceMs
+    if (drainMs > this.o.drainBandHighMs) this.state.drain = drainMs / this.o.drainReferenceMs
+    else if (drainMs < this.o.drainBandLowMs && alone && !this.saturated() && admissions >= this.o.drainShortMinAdmissions) {
+      this.state.drain = Math.max(drainMs, 1) / shortDrainReferenceMs(this.o)
+    }
   }
+}
+
+/**
+ * What a drain below the band is measured against: the geometric middle of the band's low edge
+ * and the k = 1 median (60 s). A fleet on a quota a few times faster straddles the edge, and the
+ * median read its lanes just under the edge as 4 × too fast (k = 0.3 lost a status-only cell,
+ * 1.28 → 1.33 × the oracle); the edge itself read a 10 × faster quota as 2.5 × (k = 0.1 gained
+ * no cell).
+ */
+function shortDrainReferenceMs(o: ScaleConstants): number {
+  return Math.sqrt(o.drainBandLowMs * o.drainReferenceMs)
 }
 
 /** A saved time scale, checked; undefined when absent or implausible (the lane measures again). */

@@ -8,6 +8,11 @@ import { tunedAtb } from './tuned-atb.js'
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
 const T0 = 1_700_000_000_000
+/**
+ * A busy lane sends 10/s for 40 s before its first 429: the paper's quota lasts that long at k = 1
+ * (a quota drained in under 30 s by a lane alone reads as a faster one, atb-time-scale.ts).
+ */
+const BUSY_SENDS = 400
 const make = (options = {}): Pacer => tunedAtb(options).create({ now: T0, random: () => 0.5 })
 
 /** A 429 at `now`, carrying a Retry-After of `retryAfterMs` (none when undefined). */
@@ -29,12 +34,12 @@ function sendUntil(pacer: Pacer, from: number, until: number): number {
 }
 
 /**
- * A busy lane (10/s for 10 s) cut by a 429, then paced with every send admitted for
+ * A busy lane (10/s for 40 s) cut by a 429, then paced with every send admitted for
  * `probeMs`, then refused again at its next send. Returns the rate after each 429.
  */
 function probeFails(options: object, retryAfterMs: number | undefined, probeMs = 20_000): { first: number; second: number } {
   const pacer = make(options)
-  let now = traffic(pacer, T0, 100, 100)
+  let now = traffic(pacer, T0, BUSY_SENDS, 100)
   reject(pacer, now, retryAfterMs)
   const first = pacer.ratePerSecond
   now = sendUntil(pacer, now, now + probeMs)
@@ -58,7 +63,7 @@ describe('atb on a continuous quota that says "Retry-After: 1"', () => {
   it('keeps the plain cut when a retry fails before any success (the same dry spell)', () => {
     const rates = (options: object): number[] => {
       const pacer = make(options)
-      const now = traffic(pacer, T0, 100, 100)
+      const now = traffic(pacer, T0, BUSY_SENDS, 100)
       reject(pacer, now, 1000)
       reject(pacer, now + 1000, 1000) // the retry, at the server's time: refused again
       return [pacer.ratePerSecond]
@@ -75,7 +80,7 @@ describe('atb on a continuous quota that says "Retry-After: 1"', () => {
   it('lets a busy lane climb faster once its long plateau ran out: growth doubles every 45 s', () => {
     const rateAt = (options: object, afterCutMs: number): number => {
       const pacer = make(options)
-      const now = traffic(pacer, T0, 100, 100)
+      const now = traffic(pacer, T0, BUSY_SENDS, 100)
       reject(pacer, now, 1000)
       sendUntil(pacer, now, now + afterCutMs)
       return pacer.ratePerSecond
@@ -104,7 +109,7 @@ describe('atb on a continuous quota that says "Retry-After: 1"', () => {
     for (const retryAfterMs of [undefined, 30_000]) {
       const lane = (options: object): number => {
         const pacer = make(options)
-        let now = traffic(pacer, T0, 100, 100)
+        let now = traffic(pacer, T0, BUSY_SENDS, 100)
         reject(pacer, now, retryAfterMs)
         now = sendUntil(pacer, now, now + 60_000)
         reject(pacer, now + Math.max(1, pacer.delayMs(now, 1)), retryAfterMs)

@@ -92,11 +92,12 @@ describe('atb with an announced quota is scale-free', () => {
 
 // Status-only and Retry-After lanes announce no window: the lane's time scale is how long the
 // quota lasted before its first 429 (atb-time-scale.ts). Outside the band that drain spans at
-// k = 1 (a slower quota) the lane is scale-free: the same script with every time × k gives every
-// wait × k. The exemptions: a drain within the band (the k = 1 pacer, as measured: a short drain
-// is no evidence of a faster quota, a hammered bucket drains in seconds), a lane that met its
-// first 429 with fewer than two admissions (the never-admitted doubling), and a long Retry-After
-// (a quota that comes back in lumps is never stretched).
+// k = 1 (a slower or a faster quota) the lane is scale-free: the same script with every time × k
+// gives every wait × k. The exemptions: a drain within the band (the k = 1 pacer, as measured), a
+// short drain of a burst (its first 429 with another attempt in flight), a lane that met its
+// first 429 with fewer than two admissions (the never-admitted doubling), a long Retry-After (a
+// quota that comes back in lumps is never stretched) and, on a faster scale, a Retry-After of up
+// to 2 s (whole seconds: a continuous bucket's answer however fast it refills).
 
 /** How long after its gate opens each attempt is sent (at the first scale). */
 const GATE_LAG_MS = 0.25
@@ -119,8 +120,8 @@ const laneStep: fc.Arbitrary<LaneStep> = fc.record({
 })
 
 /**
- * Two pacers fed the same script, the second with every time × k: three admissions over the
- * drain (the first just after the pacer's creation), the first 429 at `drainMs`, then the steps, one attempt in flight at a time.
+ * Two pacers fed the same script, the second with every time × k: four admissions over the
+ * drain (the first just after the pacer's creation; a short drain counts from four), the first 429 at `drainMs`, then the steps, one attempt in flight at a time.
  * `retryAfterMaxMs` > 0 puts a Retry-After of up to that on every 429. The second pacer's times
  * are the first's × k exactly (not its own rounded waits), so only the decisions are compared.
  * Returns each wait of the first and of the second.
@@ -152,7 +153,7 @@ function laneWaits(steps: LaneStep[], drainMs: number, retryAfterMaxMs: number, 
   }
   // Not at the pacer's creation: a window that starts there would include or drop that admission
   // by float rounding alone.
-  for (const start of [0.05, 0.3, 0.6]) {
+  for (const start of [0.05, 0.3, 0.6, 0.8]) {
     elapsed = Math.max(elapsed, start * drainMs)
     attempt(false, 0)
   }
@@ -182,6 +183,29 @@ describe('atb without an announced window is scale-free beyond the k = 1 band', 
   const steps = fc.array(laneStep, { minLength: 1, maxLength: 30 })
   /** A drain above the band (a slower quota than the paper's) at both scales. */
   const slowDrainMs = 400_000
+  /** A drain below the band (a faster quota than the paper's) at both scales. */
+  const fastDrainMs = 20_000
+
+  it('status-only: a faster quota (drain below the band) multiplies every wait by k', () => {
+    fc.assert(
+      fc.property(steps, k, (s, k) => {
+        const base = fastDrainMs * Math.min(1, 1 / k)
+        expectScaled(laneWaits(s, base, 0, k), k)
+      }),
+      { numRuns: 200, seed: PROPERTY_SEED },
+    )
+  })
+
+  it('Retry-After: a faster continuous quota (Retry-Afters within whole seconds) multiplies every wait by k', () => {
+    fc.assert(
+      fc.property(steps, k, (s, k) => {
+        // At most a second at either scale: the answer of a continuous bucket (whole seconds).
+        const base = fastDrainMs * Math.min(1, 1 / k)
+        expectScaled(laneWaits(s, base, Math.min(1_000, 1_000 / k), k), k)
+      }),
+      { numRuns: 200, seed: PROPERTY_SEED },
+    )
+  })
 
   it('status-only: a slower quota (drain above the band) multiplies every wait by k', () => {
     fc.assert(

@@ -2,16 +2,60 @@ import { describe, expect, it } from 'vitest'
 import { ATB_CONSTANTS } from '../../../src/core/pacers/atb-constants.js'
 import { LaneTimeScale, parseTimeScale } from '../../../src/core/pacers/atb-time-scale.js'
 
-const { drainBandHighMs, drainReferenceMs } = ATB_CONSTANTS
+const { drainBandLowMs, drainBandHighMs, drainReferenceMs } = ATB_CONSTANTS
 
 describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s time scale', () => {
-  it('keeps the paper scale (1) for a drain up to the longest it takes at k = 1, however short', () => {
-    // A short drain is no evidence of a faster quota: a lane hammering the paper's bucket drains it in seconds.
-    for (const drainMs of [50, 12_000, 60_000, 124_000, drainBandHighMs]) {
+  it('keeps the paper scale (1) for a drain within the band it spans at k = 1', () => {
+    for (const drainMs of [drainBandLowMs, 60_000, 124_000, drainBandHighMs]) {
       const scale = new LaneTimeScale(ATB_CONSTANTS)
       scale.noteFirstCongestion(drainMs, 5)
       expect(scale.value).toBe(1)
     }
+  })
+
+  it('runs faster on a drain below the band: a quota 10 times faster lasts a tenth as long', () => {
+    const fast = new LaneTimeScale(ATB_CONSTANTS)
+    fast.noteFirstCongestion(12_000, 5)
+    // Against 60 s, the middle of the band's edge (30 s) and the k = 1 median (120 s).
+    expect(fast.value).toBeCloseTo(12_000 / Math.sqrt(drainBandLowMs * drainReferenceMs), 9)
+    expect(fast.value).toBeCloseTo(0.2, 9)
+  })
+
+  it('measures no faster scale from a burst: its first 429 comes a round trip after its first admission', () => {
+    const burst = new LaneTimeScale(ATB_CONSTANTS)
+    burst.noteFirstCongestion(40, 5, false)
+    expect(burst.value).toBe(1)
+    // A long drain is a slower quota whoever else was in flight.
+    const slow = new LaneTimeScale(ATB_CONSTANTS)
+    slow.noteFirstCongestion(1_200_000, 5, false)
+    expect(slow.value).toBeCloseTo(1_200_000 / drainReferenceMs, 9)
+  })
+
+  it('measures no faster scale from a lane that sent as fast as its answers came (a script looping over items)', () => {
+    // Sends 20 ms apart, each within the 20 ms answer time of the one before: the lane's own speed.
+    const loop = (scale: LaneTimeScale, gapMs: number, k: number) => {
+      let t = 0
+      for (let i = 0; i < 10; i++) {
+        scale.noteSend(t, 0, i > 0)
+        scale.noteAnswer(t + 20 * k, t, true)
+        t += (20 + gapMs) * k
+      }
+      scale.noteFirstCongestion(t - 20 * k, 10)
+    }
+    const script = new LaneTimeScale(ATB_CONSTANTS)
+    loop(script, 0, 1)
+    expect(script.value).toBe(1)
+    // The same lane with its calls arriving a second apart was not saturated: a faster quota.
+    for (const k of [0.5, 1, 2]) {
+      const paced = new LaneTimeScale(ATB_CONSTANTS)
+      loop(paced, 1000, k)
+      expect(paced.value).toBeCloseTo((k * (10 * 1020 - 20)) / Math.sqrt(drainBandLowMs * drainReferenceMs), 9)
+    }
+    // Sends with another attempt out are eager too.
+    const concurrent = new LaneTimeScale(ATB_CONSTANTS)
+    for (let i = 0; i < 10; i++) concurrent.noteSend(i * 1000, 1, true)
+    concurrent.noteFirstCongestion(9_000, 10)
+    expect(concurrent.value).toBe(1)
   })
 
   it('scales with a drain beyond that: a slower quota lasts longer', () => {
@@ -24,6 +68,10 @@ describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s ti
     const late = new LaneTimeScale(ATB_CONSTANTS)
     late.noteFirstCongestion(5_000_000, 1)
     expect(late.value).toBe(1)
+    // A short drain needs more: coming late only shortens it.
+    const lateShort = new LaneTimeScale(ATB_CONSTANTS)
+    lateShort.noteFirstCongestion(5_000, 3)
+    expect(lateShort.value).toBe(1)
     const never = new LaneTimeScale(ATB_CONSTANTS)
     never.noteFirstCongestion(undefined, 0)
     expect(never.value).toBe(1)

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { atb, paperAtb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
-import { answered, cutLane as cutLaneAt, sendUntilRate, traffic } from './pacer-traffic.js'
+import { answered, cutLane as cutLaneAt, PAPER_SCALE, sendUntilRate, traffic } from './pacer-traffic.js'
 import { tunedAtb } from './tuned-atb.js'
 
 const ok: Signal = { kind: 'ok', status: 200 }
 const throttled: Signal = { kind: 'throttled', status: 429 }
 const T0 = 1_700_000_000_000
-const make = (options = {}): Pacer => tunedAtb(options).create({ now: T0, random: () => 0.5 })
+const make = (options = {}): Pacer => tunedAtb({ ...PAPER_SCALE, ...options }).create({ now: T0, random: () => 0.5 })
 
 /** A lane that got 10/s through for 10 s, then met its first 429. */
 function congestedLane(options = {}): { pacer: Pacer; now: number } {
@@ -173,7 +173,7 @@ describe('atb (polite-fetch default)', () => {
 
   it('spreads the first paced send of a fleet over one spacing (a uniform draw), then paces evenly', () => {
     const lane = (draw: number) => {
-      const pacer = atb().create({ now: T0, random: () => draw })
+      const pacer = tunedAtb(PAPER_SCALE).create({ now: T0, random: () => draw })
       const now = traffic(pacer, T0, 100, 100)
       pacer.onSend(now, 1)
       pacer.onResult(now, throttled)

@@ -1,6 +1,12 @@
 // Test helpers shared by the ATB tests: drive a pacer through runs of attempts in virtual time.
-import { atb } from '../../../src/core/pacers/atb.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
+import { tunedAtb } from './tuned-atb.js'
+
+/**
+ * The rules at the paper's scale (k = 1): these lanes get 10/s through for 10 s, a quota that a
+ * lane alone drained that fast would read as a faster one (atb-time-scale.ts, drainBandLowMs).
+ */
+export const PAPER_SCALE = { drainBandLowMs: 0 }
 
 const OK: Signal = { kind: 'ok', status: 200 }
 const THROTTLED: Signal = { kind: 'throttled', status: 429 }
@@ -17,11 +23,11 @@ export function traffic(pacer: Pacer, from: number, count: number, everyMs: numb
 }
 
 /**
- * An `atb(options)` lane created at `from` (random draws 0.5) that gets `count` successes `everyMs`
+ * An `atb(options)` lane on the paper's scale (PAPER_SCALE) created at `from` (random draws 0.5) that gets `count` successes `everyMs`
  * apart, then a 429 carrying a Retry-After of `retryAfterMs` (none: status only).
  */
 export function cutLane(options: object, from: number, count: number, everyMs: number, retryAfterMs?: number): { pacer: Pacer; now: number } {
-  const pacer = atb(options).create({ now: from, random: () => 0.5 })
+  const pacer = tunedAtb({ ...PAPER_SCALE, ...options }).create({ now: from, random: () => 0.5 })
   const now = traffic(pacer, from, count, everyMs)
   pacer.onSend(now, 1)
   pacer.onResult(now, retryAfterMs === undefined ? THROTTLED : { ...THROTTLED, retryAt: now + retryAfterMs })
