@@ -391,7 +391,8 @@ export function shareDelayMs(
  * one send's cost stays spendable (the fleet then spends at the quota's rate from a level just
  * above the reserve, and gives up at most its first burst). On the paper's 100 units both are 12:
  * nothing changes there. On 20 units refilling 10/s shared by 20 lanes, 12% of the quota (2.4
- * units) let 11.5% of attempts be refused (RateLimit headers, virtual time, 5 seeds, 0 at 12 units).
+ * units) let 11.5% of attempts be refused (RateLimit headers, virtual time, 5 seeds): 1.8% with 12
+ * units, 0 with 12 units and the empty-fleet spacing (shareDelayMs).
  * A lane that has not seen other lanes spend as much as it does (a lone client's own burst: its
  * fleet is itself) keeps the share of the quota: a lone lane on 3 per second needs no reserve.
  */
