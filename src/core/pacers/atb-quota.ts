@@ -53,6 +53,11 @@ export interface QuotaGuidance {
   lastSentAt?: number
   /** The longest an answer took, measured whenever the lane's last attempt out was answered (ms). */
   answerMs?: number
+  /**
+   * Whether a fleet reading showed other lanes spending at least as much as this one: the quota
+   * is shared, and the reserve is held in units (see reserveUnits). Sticky.
+   */
+  shared?: boolean
 }
 
 /** `lastSentAt`: the lane's last send before its first guidance (its answer is being read). */
@@ -347,7 +352,7 @@ export function shareDelayMs(
     left = Math.max(0, (guidance.remaining as number) + (refill - othersPerSecond) * ageS) - guidance.sentSinceHint
   }
   let ownPerSecond: number
-  const reserve = onQuota(guidance, guidance.sliding ? SLIDING_RESERVE_UNITS : RESERVE_UNITS)
+  const reserve = reserveUnits(guidance, fleet, cost)
   const target = rate + ((left - reserve) * 1000) / spendHorizonMs(guidance, now, left > reserve)
   if (fleet === undefined) {
     // No reading yet: only the reserve is protected, at the quota's own rate. The count is in
@@ -364,14 +369,44 @@ export function shareDelayMs(
   // A lane learns only from its own responses, so its spacing is capped: it must come back
   // to read the quota again. When even the aged hint says nothing is left, it comes back
   // later: with 100 lanes sharing 80/min a fair turn is 75 s, and probing every 60 s was
-  // the main source of 429s of a 100-client fleet.
+  // the main source of 429s of a 100-client fleet. A fleet whose target is nothing at all (so
+  // far below the reserve that the horizon's refill does not bring it back) is as good as
+  // empty for every lane: it comes back as late as on an empty quota. (That happens only when
+  // the reserve is more than the horizon refills, 0.4 of the quota: a small quota shared by
+  // many lanes, such as 20 lanes on 20 units. There probing at the shorter bound, 0.8 of a
+  // window, was 20 lanes every 1.6 s on a quota of 10/s.)
+  const empty = left < cost || target <= 0
   let capMs = onWindow(guidance, guidance.sliding
-    ? left < cost ? MAX_EMPTY_SLIDING_SPACING_MS : MAX_SLIDING_SPACING_MS
-    : left < cost ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS)
+    ? empty ? MAX_EMPTY_SLIDING_SPACING_MS : MAX_SLIDING_SPACING_MS
+    : empty ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS)
   if (fleetShare !== undefined && guidance.continuous && target > 0) capMs = Math.min(capMs, fleetTurnMs(guidance, cost, target, fleetShare))
   if (lastSendAt === undefined) return 0
   const spacingMs = ownPerSecond > 0 ? Math.min(capMs, (cost / ownPerSecond) * 1000) : capMs
   return Math.max(0, lastSendAt + spacingMs - now)
+}
+
+/**
+ * The units the fleet keeps back (see RESERVE_UNITS). What the reserve absorbs is a count of
+ * attempts: those the other lanes have in flight or decided on from older hints, and the chance
+ * coincidences of lanes that each spend what their own hint says. Neither shrinks with the quota:
+ * 20 sequential lanes have up to 20 such attempts whether the bucket holds 20 units or 100. So on
+ * a shared quota the reserve is RESERVE_UNITS (SLIDING_RESERVE_UNITS) units as measured, or the
+ * share of the quota it was measured as, whichever is more, but never all of the quota: at least
+ * one send's cost stays spendable (the fleet then spends at the quota's rate from a level just
+ * above the reserve, and gives up at most its first burst). On the paper's 100 units both are 12:
+ * nothing changes there. On 20 units refilling 10/s shared by 20 lanes, 12% of the quota (2.4
+ * units) let 11.5% of attempts be refused (RateLimit headers, virtual time, 5 seeds): 1.8% with 12
+ * units, 0 with 12 units and the empty-fleet spacing (shareDelayMs).
+ * A lane that has not seen other lanes spend as much as it does (a lone client's own burst: its
+ * fleet is itself) keeps the share of the quota: a lone lane on 3 per second needs no reserve.
+ */
+function reserveUnits(guidance: QuotaGuidance, fleet: { perSecond: number; ownPerSecond: number } | undefined, cost: number): number {
+  const measured = guidance.sliding ? SLIDING_RESERVE_UNITS : RESERVE_UNITS
+  const share = onQuota(guidance, measured)
+  if (fleet !== undefined && fleet.perSecond - fleet.ownPerSecond >= fleet.ownPerSecond) guidance.shared = true
+  const quota = guidance.quota
+  if (!guidance.shared || quota === undefined) return share
+  return Math.max(share, Math.min(measured, quota - Math.max(cost, 1)))
 }
 
 /**
