@@ -4,6 +4,9 @@
 // aggregator per run, configured with the quota's rate as the paper's operator
 // configured `token_rate`.
 import { aatb, atb, exponential, none, paperAatb, paperAtb, windowed } from '../core/pacers/index.js'
+import { createAtbPacer } from '../core/pacers/atb-adaptive.js'
+import { resolveAtbOptions } from '../core/pacers/atb-options.js'
+import { PAPER_QUOTA } from './grid-spec.js'
 import type { Strategy } from '../core/types.js'
 import { createAggregator, PAPER_AGGREGATOR_OPTIONS } from '../telemetry/aggregator.js'
 import { awsAdaptive, kyBackoff, sreThrottling } from './peers/index.js'
@@ -20,6 +23,17 @@ const REGISTRY: SimStrategy[] = [
   plain('window', 'WB', () => windowed()),
   plain('atb-paper', 'ATB (paper)', () => paperAtb()),
   plain('atb', 'ATB (polite-fetch)', () => atb()),
+  {
+    // Evaluation only: the default ATB told the quota's true time scale instead of measuring it,
+    // so the scale grid shows what the measurement costs (docs/algorithms.md).
+    name: 'atb-known-scale',
+    label: 'ATB, time scale given',
+    setup: ({ quota }) => {
+      const options = resolveAtbOptions()
+      const scale = PAPER_QUOTA.perMinute / PAPER_QUOTA.capacity / (quota.perMinute / quota.capacity)
+      return { strategy: { name: 'atb', create: (init) => createAtbPacer(options, init, scale) } }
+    },
+  },
   {
     name: 'aatb-paper',
     label: 'AATB (paper)',

@@ -76,8 +76,13 @@ export interface AtbLanePacer extends Pacer {
   fleetShare: number | undefined
 }
 
-export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): AtbLanePacer {
-  return new AtbPacer(o, init)
+/**
+ * `knownScale`: the quota's time scale given instead of measured (1 = the paper's 100 per 75 s).
+ * No user option sets it; the simulator's `atb-known-scale` gives the true one, to measure what
+ * measuring it costs (docs/algorithms.md, "What the time scale's measurement costs").
+ */
+export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit, knownScale?: number): AtbLanePacer {
+  return new AtbPacer(o, init, init.random, knownScale)
 }
 
 /** The token bucket the lane paces with while it is congested. */
@@ -141,12 +146,13 @@ class AtbPacer implements AtbLanePacer {
     private readonly o: ResolvedAtbOptions,
     init: PacerInit,
     private readonly random = init.random,
+    knownScale?: number,
   ) {
     this.bucket = { rate: Infinity, tokens: o.burstUnits, refilledAt: init.now }
     this.createdAt = init.now
     const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
     const restored = saved ? parseState(saved, o, init.now) : undefined
-    this.timeScale = new LaneTimeScale(o, restored?.timeScale)
+    this.timeScale = new LaneTimeScale(o, restored?.timeScale ?? (knownScale === undefined ? undefined : { drain: knownScale, measured: true }))
     if (restored) {
       this.phase = restored.congested ? 'pacing' : 'free'
       this.bucket.rate = restored.rate

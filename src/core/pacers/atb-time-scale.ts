@@ -17,8 +17,9 @@
 // that came late to a quota others had nearly drained reads it short, never long), and only from a
 // lane that was not saturated: one that sent as fast as its answers came for most of its drain (a
 // script looping over items) drains any quota in seconds, so its drain measures its own speed
-// (docs/algorithms.md, "A faster quota"). A lane that met its first 429 with fewer than two admissions measured nothing
-// and stays at 1 (the never-admitted lane's doubling finds any scale in log2(k) tries).
+// (docs/algorithms.md, "A faster quota"). A long drain counts from one admission (coming late
+// only shortens a drain); a lane never admitted measured nothing and stays at 1 (the
+// never-admitted lane's doubling finds any scale in log2(k) tries).
 import type { AtbConstants } from './atb-constants.js'
 
 /** What a lane has measured of its time scale; a plain record so that it can be saved. */
@@ -29,7 +30,7 @@ export interface TimeScaleState {
   measured: boolean
 }
 
-type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainMinAdmissions' | 'drainShortMinAdmissions'>
+type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainShortMinAdmissions'>
 
 export class LaneTimeScale {
   // Until the measurement: the lane's sends since its first admission, and how many of them were
@@ -81,9 +82,10 @@ export class LaneTimeScale {
   noteFirstCongestion(drainMs: number | undefined, admissions: number, alone = true): void {
     if (this.state.measured) return
     this.state.measured = true
-    // Fewer admissions: the lane came late to a quota already dry (or never got through), and
-    // its first 429 says nothing about how long the quota lasted.
-    if (drainMs === undefined || admissions < this.o.drainMinAdmissions) return
+    // Never admitted: the lane came to a quota already dry, and its first 429 says nothing about
+    // how long the quota lasted.
+    if (drainMs === undefined) return
+    // Coming late only ever shortens a drain: a long one counts from the lane's first admission.
     if (drainMs > this.o.drainBandHighMs) this.state.drain = drainMs / this.o.drainReferenceMs
     else if (drainMs < this.o.drainBandLowMs && alone && !this.saturated() && admissions >= this.o.drainShortMinAdmissions) {
       this.state.drain = Math.max(drainMs, 1) / shortDrainReferenceMs(this.o)

@@ -44,7 +44,7 @@ export function aatbScaleLine(server: string, feedback: Feedback): ScaleLine | u
 }
 
 export function scaleLineFor(strategy: string): ((server: string, feedback: Feedback) => ScaleLine | undefined) | undefined {
-  if (strategy === 'atb') return atbScaleLine
+  if (strategy === 'atb' || strategy === 'atb-known-scale') return atbScaleLine
   if (strategy === 'aatb') return aatbScaleLine
   return undefined
 }

@@ -64,11 +64,12 @@ describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s ti
     expect(slow.value).toBeCloseTo((60 * 124_000) / drainReferenceMs, 9)
   })
 
-  it('measures nothing from a lane that came late to a dry quota (under two admissions) or was never admitted', () => {
-    const late = new LaneTimeScale(ATB_CONSTANTS)
-    late.noteFirstCongestion(5_000_000, 1)
-    expect(late.value).toBe(1)
-    // A short drain needs more: coming late only shortens it.
+  it('reads a long drain from one admission, a short one only from several, nothing from a lane never admitted', () => {
+    // Coming late only ever shortens a drain: one admission 5,000 s before the first 429 is a slow quota.
+    const one = new LaneTimeScale(ATB_CONSTANTS)
+    one.noteFirstCongestion(5_000_000, 1)
+    expect(one.value).toBeCloseTo(5_000_000 / ATB_CONSTANTS.drainReferenceMs)
+    // A short drain needs more: a lane that came late to a quota others had nearly drained reads it short.
     const lateShort = new LaneTimeScale(ATB_CONSTANTS)
     lateShort.noteFirstCongestion(5_000, 3)
     expect(lateShort.value).toBe(1)
