@@ -1,7 +1,7 @@
 // `polite-fetch telemetry-server`: the AATB telemetry endpoint on node:http.
 //   --port 8787  --host 127.0.0.1  [--redis redis://127.0.0.1:6379]
 //   [--quota scope=perMinute]…  [--token [tenant=]token:scope1,scope2]…
-//   [--trusted-token …]…  [--admin-token token]  [--trust-proxy]
+//   [--trusted-token …]…  [--admin-token token]  [--trust-proxy]  [--window-ms n]
 import { parseArgs } from 'node:util'
 import { parseTokenArg } from '../server/auth.js'
 import type { TenantGrant } from '../server/auth.js'
@@ -9,6 +9,7 @@ import type { QuotaRate, TelemetryHandlerOptions } from '../server/handle-teleme
 import { createMemoryStore } from '../server/memory-store.js'
 import { createRedisStore } from '../server/redis-store.js'
 import { serve } from '../server/serve.js'
+import { aggregatorWindows } from '../telemetry/aggregator-windows.js'
 
 const usage = `usage: polite-fetch telemetry-server [options]
 
@@ -27,6 +28,9 @@ const usage = `usage: polite-fetch telemetry-server [options]
                                  (GET / shows the dashboard) and any tenant's aggregate
   --trust-proxy                  take the source address from the last X-Forwarded-For entry
                                  (only behind a reverse proxy you run)
+  --window-ms <n>                the window a fleet's attempts and 429s are summed over (default
+                                 30000: 40 units of an 80-per-minute refill); size it to 40 units
+                                 of your quota's refill (80 per hour: 1800000), docs/telemetry.md
 `
 
 export interface ParsedServerArgs {
@@ -37,6 +41,8 @@ export interface ParsedServerArgs {
   tokens: Record<string, TenantGrant>
   adminToken?: string
   trustProxy: boolean
+  /** The aggregator's report window (the other windows follow it); undefined: the default 30 s. */
+  windowMs?: number
 }
 
 /** Parse the command line; returns an error message for bad input. */
@@ -54,6 +60,7 @@ export function parseServerArgs(argv: string[]): ParsedServerArgs | string {
         'trusted-token': { type: 'string', multiple: true, default: [] },
         'admin-token': { type: 'string' },
         'trust-proxy': { type: 'boolean', default: false },
+        'window-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -84,6 +91,12 @@ export function parseServerArgs(argv: string[]): ParsedServerArgs | string {
   const parsed: ParsedServerArgs = { port, host: values.host ?? '127.0.0.1', quotas, tokens, trustProxy: values['trust-proxy'] === true }
   if (adminToken !== undefined) parsed.adminToken = adminToken
   if (values.redis) parsed.redis = values.redis
+  if (values['window-ms'] !== undefined) {
+    const windowMs = Number(values['window-ms'])
+    // At least one whole millisecond per bucket; at most a day (a longer window reads nothing fresh).
+    if (!Number.isFinite(windowMs) || windowMs < 15 || windowMs > 86_400_000) return `invalid --window-ms ${values['window-ms']} (want 15 to 86400000)`
+    parsed.windowMs = windowMs
+  }
   return parsed
 }
 
@@ -97,7 +110,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`polite-fetch telemetry-server: ${args}\n\n${usage}`)
     return 1
   }
-  const store = args.redis ? createRedisStore({ url: args.redis }) : createMemoryStore()
+  const windows = args.windowMs === undefined ? {} : aggregatorWindows(args.windowMs)
+  const store = args.redis ? createRedisStore({ url: args.redis, ...windows }) : createMemoryStore(windows)
   const options: TelemetryHandlerOptions = { store, quotas: args.quotas, trustProxy: args.trustProxy }
   if (Object.keys(args.tokens).length > 0) options.auth = { tokens: args.tokens }
   if (args.adminToken !== undefined) options.adminToken = args.adminToken

@@ -9,6 +9,7 @@ import { resolveAtbOptions } from '../core/pacers/atb-options.js'
 import { PAPER_QUOTA } from './grid-spec.js'
 import type { Strategy } from '../core/types.js'
 import { createAggregator, PAPER_AGGREGATOR_OPTIONS } from '../telemetry/aggregator.js'
+import { aggregatorWindows, windowForQuota } from '../telemetry/aggregator-windows.js'
 import { awsAdaptive, kyBackoff, sreThrottling } from './peers/index.js'
 import type { SimStrategy } from './run-strategy.js'
 
@@ -45,9 +46,14 @@ const REGISTRY: SimStrategy[] = [
   {
     name: 'aatb',
     label: 'AATB (polite-fetch)',
+    // The operator configured the quota's rate and sized the endpoint's window for it
+    // (docs/telemetry.md): at the paper's quota that is the default 30 s.
     setup: ({ quota }) => ({
       strategy: aatb(),
-      telemetry: { aggregator: createAggregator(), configuredQuotaPerSecond: quota.perMinute / 60 },
+      telemetry: {
+        aggregator: createAggregator(aggregatorWindows(windowForQuota(quota.perMinute / 60))),
+        configuredQuotaPerSecond: quota.perMinute / 60,
+      },
     }),
   },
   plain('aws-adaptive', 'AWS adaptive', () => awsAdaptive()),

@@ -17,8 +17,10 @@ describe('parseServerArgs', () => {
       trustProxy: true,
     })
     expect(parseServerArgs([])).toMatchObject({ port: 8787, quotas: {}, tokens: {} })
+    expect(parseServerArgs([])).not.toHaveProperty('windowMs')
+    expect(parseServerArgs(['--window-ms', '1800000'])).toMatchObject({ windowMs: 1_800_000 })
   })
-  it.each([[['--port', 'x']], [['--quota', 'a=0']], [['--quota', 'nope']], [['--token', 'x']], [['--bogus']], [['--token', 't1:*', '--admin-token', 't1']]])('rejects %j', (argv) => {
+  it.each([[['--port', 'x']], [['--quota', 'a=0']], [['--quota', 'nope']], [['--token', 'x']], [['--bogus']], [['--token', 't1:*', '--admin-token', 't1']], [['--window-ms', '0']], [['--window-ms', 'x']], [['--window-ms', '1e12']]])('rejects %j', (argv) => {
     expect(typeof parseServerArgs(argv)).toBe('string')
   })
 })
