@@ -28,7 +28,7 @@ import { AATB_CONSTANTS, resolveAatbOptions, type AatbOptions, type ResolvedAatb
 import { createPaperAatbPacer, PAPER_AATB_DEFAULTS, PAPER_AATB_KIND, type PaperAatbOptions } from './aatb-paper.js'
 import { createLaneEvidence, EVIDENCE_COUNT } from './aatb-evidence.js'
 import { createReportCounter } from './aatb-report.js'
-import { createAtbPacer } from './atb-adaptive.js'
+import { createAtbPacer, MEASURED_QUOTA_PER_SECOND } from './atb-adaptive.js'
 import { resolveAtbOptions, type ResolvedAtbOptions } from './atb-options.js'
 import { matchingState, pastTime } from './pacer-state.js'
 
@@ -45,6 +45,15 @@ const STATE_VERSION = 1
  * factor of what the API has shown it, never to a pace the lane has no evidence for.
  */
 const TRUST_FACTOR = 3
+/**
+ * How far below its fair share a lane's admitted rate may be before the fleet's quota rate counts
+ * only in proportion for its time scale (fleetTimeScale). Light lanes are admitted far below their
+ * share honestly (scale grid, seeds 1–5): at 3 (the hurry's factor) the k = 1 rows lost 2 cells and k = 10/60
+ * 7 (236 of 360 cells against 250 unbounded), at 10 248; at 30 none. The hostile aggregate of
+ * test/core/pacers/aatb.test.ts (a share of 10⁹/s for a lane admitted at 0.05/s) still cannot
+ * hurry the lane past 3 × its admitted rate at 30, and can at 100.
+ */
+const FLEET_SCALE_TRUST = 30
 
 /** polite-fetch's telemetry-assisted strategy. Strategy name `aatb`. */
 export function aatb(options: AatbOptions = {}): Strategy {
@@ -77,6 +86,25 @@ export function isSaneAggregate(aggregate: Aggregate): boolean {
     finiteNonNegative(aggregate.totalAttempts) && finiteNonNegative(aggregate.throttledReports) &&
     finiteNonNegative(aggregate.windowMs) &&
     optionalPositive(aggregate.quotaPerSecond) && optionalPositive(aggregate.fairSharePerSecond)
+}
+
+/**
+ * The quota's time scale the fleet's quota rate implies (1 = the paper's 100 per 75 s), for the
+ * inner ATB: every lane of the fleet reads the same one, where each lane's own reading of how long
+ * the quota lasted scatters (and lanes of one fleet on different scales do worse than all on the
+ * same wrong one). Bounded by the lane's own evidence, both ways:
+ * - the fleet's quota is no smaller than what the API admits this lane alone, so an aggregate
+ *   claiming a tiny quota cannot stretch the lane's durations past what its admissions allow;
+ * - an aggregate whose share for the lane is more than FLEET_SCALE_TRUST × what the API admits
+ *   it claims more than the lane's evidence bears, and its quota counts only in that proportion,
+ *   so one claiming a huge quota cannot shrink the lane's durations (a calm lane paces nothing)
+ *   past what lets it hurry the lane's sends beyond the aggregate's bound. A lane with no
+ *   admissions yet takes the fleet's word, as it takes its share.
+ */
+export function fleetTimeScale(quotaPerSecond: number, sharePerSecond: number | undefined, admittedPerSecond: number): number {
+  const own = Number.isFinite(admittedPerSecond) ? admittedPerSecond : 0
+  const trust = sharePerSecond === undefined || !(own > 0) ? 1 : Math.min(1, (FLEET_SCALE_TRUST * own) / sharePerSecond)
+  return MEASURED_QUOTA_PER_SECOND / Math.max(quotaPerSecond * trust, own)
 }
 
 /** The AATB pacer over every value it decides with (options and internal constants, resolved). */
@@ -288,6 +316,7 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
     },
     onAggregate(now, next) {
       if (!isSaneAggregate(next)) return
+      if (next.quotaPerSecond !== undefined) base.fleetTimeScale = fleetTimeScale(next.quotaPerSecond, shareOf(next), evidence.admittedPerSecond(now))
       aggregate = { ...next }
       aggregateAt = now
       unansweredReports = 0

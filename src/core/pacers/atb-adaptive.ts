@@ -46,6 +46,8 @@ const SEND_LOG_ENTRIES = 64
 const BURST_HALVING = 0.5
 /** The window of the quota the options were measured on (the paper's: 100 per 75 s). */
 const MEASURED_WINDOW_MS = 75_000
+/** That quota's refill rate (units/s): a fleet's quota rate over it is the quota's time scale's inverse. */
+export const MEASURED_QUOTA_PER_SECOND = 100 / (MEASURED_WINDOW_MS / 1000)
 /**
  * A lane never admitted (a lone call meeting 429s, or one of many that all found the quota
  * empty from their first attempt) searches for the quota's time scale as exponential backoff
@@ -74,6 +76,13 @@ export interface AtbLanePacer extends Pacer {
    * undefined without one. It bounds the quota share's spacing by the lane's fair turn.
    */
   fleetShare: number | undefined
+  /**
+   * The quota's time scale from a fleet view (AATB: the paper's quota rate over the fleet's quota
+   * rate); undefined without one. It takes the place of the lane's own measurement of how long the
+   * quota lasted, which one lane reads too noisily (docs/algorithms.md, "What measuring the time
+   * scale costs"); an announced RateLimit-Policy window still comes first.
+   */
+  fleetTimeScale: number | undefined
 }
 
 /**
@@ -122,6 +131,7 @@ interface SlowStartClock {
 
 class AtbPacer implements AtbLanePacer {
   fleetShare: number | undefined = undefined
+  fleetTimeScale: number | undefined = undefined
   /** Where the lane is in its life (see AtbPhase). */
   private phase: AtbPhase = 'free'
   private readonly bucket: Bucket
@@ -315,7 +325,7 @@ class AtbPacer implements AtbLanePacer {
   private scale(): number {
     const windowMs = this.guidance?.windowMs
     if (windowMs !== undefined) return windowMs / MEASURED_WINDOW_MS
-    const measured = this.timeScale.value
+    const measured = this.fleetTimeScale ?? this.timeScale.value
     // A quota that comes back in lumps (the last cut's Retry-After is long on the lane's scale:
     // a stepped bucket's time to its next step) gates the lane itself; the lane's own durations
     // are never stretched past their k = 1 values there (stretched, stepped Retry-After runs took

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { aatb, AATB_DEFAULTS, createAatbPacer } from '../../../src/core/pacers/aatb.js'
+import { aatb, AATB_DEFAULTS, createAatbPacer, fleetTimeScale } from '../../../src/core/pacers/aatb.js'
 import { AATB_CONSTANTS, resolveAatbOptions } from '../../../src/core/pacers/aatb-options.js'
 import { atb } from '../../../src/core/pacers/atb.js'
 import { resolveAtbOptions } from '../../../src/core/pacers/atb-options.js'
@@ -478,5 +478,61 @@ describe('aatb(): every time × k, every decision × k (default options)', () =>
     expect(base[10]).toBeGreaterThan(0)
     expect(base[13]).toBeLessThan(base[10]!)
     expect(scaledRun(k)).toEqual(base)
+  })
+})
+
+describe('aatb(): the fleet\'s quota rate gives the inner ATB its time scale', () => {
+  it('reads the quota\'s time scale from the fleet\'s quota rate: 1 at the paper\'s 100 per 75 s, 60 at 80 per hour', () => {
+    expect(fleetTimeScale(100 / 75, undefined, 0)).toBeCloseTo(1, 12)
+    expect(fleetTimeScale(80 / 3600, undefined, 0)).toBeCloseTo(60, 9)
+    expect(fleetTimeScale(800 / 60, undefined, 0)).toBeCloseTo(0.1, 12)
+    // A lane admitted at its share (or up to 3 × less) takes the fleet's quota as it is.
+    expect(fleetTimeScale(800 / 60, 800 / 60 / 20, 800 / 60 / 60)).toBeCloseTo(0.1, 12)
+  })
+
+  it('is bounded by the lane\'s own admissions both ways: a tiny or a huge claimed quota moves it only as far as they bear out', () => {
+    // The API admits this lane alone at 2 per second: the fleet's quota is at least that.
+    expect(fleetTimeScale(1e-9, 1e-10, 2)).toBeCloseTo(100 / 75 / 2, 12)
+    expect(fleetTimeScale(1e-9, undefined, Infinity)).toBeGreaterThan(0)
+    // A share of 1e9/s for a lane admitted at 0.05/s: the quota counts 30 × 0.05 / 1e9 of its claim.
+    expect(fleetTimeScale(4e9, 1e9, 0.05)).toBeCloseTo(100 / 75 / (4e9 * ((30 * 0.05) / 1e9)), 9)
+    // A light lane admitted at a tenth of its share still takes the fleet's quota as it is.
+    expect(fleetTimeScale(800 / 60, 1, 0.1)).toBeCloseTo(0.1, 12)
+  })
+
+  /**
+   * A lane admitted 20 times a second apart × k, then meeting 429s now and then, hearing a calm
+   * fleet of quota 2/k per second: every wait the inner ATB asks for, divided by k.
+   */
+  function innerWaits(k: number, quotaTold = true): number[] {
+    const pacer = aatb().create({ now: T0, random })
+    const out: number[] = []
+    let now = T0
+    const calm = () => pacer.onAggregate!(now, { activeClients: 4, totalAttempts: 4, throttledReports: 0, windowMs: 30_000 * k, ...(quotaTold ? { quotaPerSecond: 2 / k } : {}) })
+    calm()
+    for (let i = 0; i < 40; i++) {
+      const wait = pacer.delayMs(now, 1)
+      out.push(wait / k)
+      now += wait
+      pacer.onSend(now, 1)
+      now += 20 * k
+      pacer.onResult(now, i >= 20 && i % 3 === 0 ? throttled : ok)
+      if (i < 20) now += 1000 * k
+      if (i % 10 === 0) calm()
+    }
+    return out
+  }
+
+  it.each([0.01, 0.1, 60])('k = %s: the same status-only script with every time × k, every wait × k', (k) => {
+    const base = innerWaits(1)
+    expect(base.filter((w) => w > 0).length).toBeGreaterThan(5)
+    // Whole-millisecond waits move the script's clock: within 1% (read on the k = 1 clock).
+    innerWaits(k).forEach((w, i) => expect(Math.abs(w - base[i]!)).toBeLessThanOrEqual(0.01 * base[i]! + 2 / Math.min(1, k)))
+  })
+
+  it('the control: told no quota rate, the lane measures its own scale and the same script × 60 waits otherwise', () => {
+    const base = innerWaits(1)
+    const untold = innerWaits(60, false)
+    expect(untold.some((w, i) => Math.abs(w - base[i]!) > 0.05 * base[i]! + 2)).toBe(true)
   })
 })
