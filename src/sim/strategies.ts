@@ -7,7 +7,7 @@ import { aatb, atb, exponential, none, paperAatb, paperAtb, windowed } from '../
 import { createAtbPacer } from '../core/pacers/atb-adaptive.js'
 import { resolveAtbOptions } from '../core/pacers/atb-options.js'
 import { PAPER_QUOTA } from './grid-spec.js'
-import type { Strategy } from '../core/types.js'
+import type { PacerInit, Strategy } from '../core/types.js'
 import { createAggregator, PAPER_AGGREGATOR_OPTIONS } from '../telemetry/aggregator.js'
 import { aggregatorWindows, windowForQuota } from '../telemetry/aggregator-windows.js'
 import { awsAdaptive, kyBackoff, sreThrottling } from './peers/index.js'
@@ -32,7 +32,8 @@ const REGISTRY: SimStrategy[] = [
     setup: ({ quota }) => {
       const options = resolveAtbOptions()
       const scale = PAPER_QUOTA.perMinute / PAPER_QUOTA.capacity / (quota.perMinute / quota.capacity)
-      return { strategy: { name: 'atb', create: (init) => createAtbPacer(options, init, scale) } }
+      const create = (init: PacerInit) => Object.assign(createAtbPacer(options, init), { fleetTimeScale: scale })
+      return { strategy: { name: 'atb', create } }
     },
   },
   {
@@ -48,13 +49,10 @@ const REGISTRY: SimStrategy[] = [
     label: 'AATB (polite-fetch)',
     // The operator configured the quota's rate and sized the endpoint's window for it
     // (docs/telemetry.md): at the paper's quota that is the default 30 s.
-    setup: ({ quota }) => ({
-      strategy: aatb(),
-      telemetry: {
-        aggregator: createAggregator(aggregatorWindows(windowForQuota(quota.perMinute / 60))),
-        configuredQuotaPerSecond: quota.perMinute / 60,
-      },
-    }),
+    setup: ({ quota }) => {
+      const perSecond = quota.perMinute / 60
+      return { strategy: aatb(), telemetry: { aggregator: createAggregator(aggregatorWindows(windowForQuota(perSecond))), configuredQuotaPerSecond: perSecond } }
+    },
   },
   plain('aws-adaptive', 'AWS adaptive', () => awsAdaptive()),
   plain('sre-throttling', 'SRE throttling', () => sreThrottling()),

@@ -4,13 +4,15 @@
 // 80-per-minute refill: a fleet running at its quota puts about 40 admissions in a window, which
 // reads the fleet's rate within about 1/√40 ≈ 16 %. The same count on any quota is the same
 // window in refill units: 3 s at 800 per minute, 30 min at 80 per hour (docs/telemetry.md).
-import type { AggregatorOptions } from './aggregator.js'
+import { DEFAULT_AGGREGATOR_OPTIONS as D, type AggregatorOptions } from './aggregator.js'
 
 /** Units of the quota's refill a report window holds (the paper's: 30 s of 80 per minute). */
 export const REFILL_UNITS_PER_WINDOW = 40
-/** Buckets per report window and per active window (the defaults': 30 s in 2 s, 60 s in 10 s). */
-const REPORT_BUCKETS = 15
-const ACTIVE_BUCKETS = 6
+// The defaults' proportions: buckets per report window (30 s in 2 s), the active window's length in
+// report windows (60 s: 2) and its buckets (10 s: 6).
+const REPORT_BUCKETS = D.reportWindowMs / D.reportBucketMs
+const ACTIVE_WINDOWS = D.activeWindowMs / D.reportWindowMs
+const ACTIVE_BUCKETS = D.activeWindowMs / D.activeBucketMs
 
 /** The report window that holds REFILL_UNITS_PER_WINDOW units of a quota refilling `perSecond`. */
 export function windowForQuota(perSecond: number): number {
@@ -26,6 +28,6 @@ export function windowForQuota(perSecond: number): number {
 export function aggregatorWindows(reportWindowMs: number): Required<Pick<AggregatorOptions, 'reportWindowMs' | 'reportBucketMs' | 'activeWindowMs' | 'activeBucketMs'>> {
   if (!(reportWindowMs > 0) || !Number.isFinite(reportWindowMs)) throw new RangeError(`reportWindowMs must be a positive number, got ${reportWindowMs}`)
   const bucketMs = Math.max(1, Math.round(reportWindowMs / REPORT_BUCKETS))
-  const activeBucketMs = (2 * REPORT_BUCKETS * bucketMs) / ACTIVE_BUCKETS
+  const activeBucketMs = (ACTIVE_WINDOWS * REPORT_BUCKETS * bucketMs) / ACTIVE_BUCKETS
   return { reportWindowMs: REPORT_BUCKETS * bucketMs, reportBucketMs: bucketMs, activeWindowMs: ACTIVE_BUCKETS * activeBucketMs, activeBucketMs }
 }

@@ -15,7 +15,7 @@ const throttled: Signal = { kind: 'throttled', status: 429 }
 
 /** Every wait along a status-only script: 20 admissions a second apart, then answers by `pattern` (1 = admitted). */
 function waits(k: number): number[] {
-  const pacer = createAtbPacer(resolveAtbOptions(), { now: T0, random: () => 0.5 }, k)
+  const pacer = Object.assign(createAtbPacer(resolveAtbOptions(), { now: T0, random: () => 0.5 }), { fleetTimeScale: k })
   const rttMs = 20 * k
   const out: number[] = []
   let now = T0
@@ -70,7 +70,7 @@ describe('atb-known-scale', () => {
 
 /** The rate the same script sets at k = 1 (the reference for the scaled runs). */
 function waitsRate(): number {
-  const pacer = createAtbPacer(resolveAtbOptions(), { now: T0, random: () => 0.5 }, 1)
+  const pacer = Object.assign(createAtbPacer(resolveAtbOptions(), { now: T0, random: () => 0.5 }), { fleetTimeScale: 1 })
   let now = T0
   for (let i = 0; i < 10; i++) {
     pacer.onSend(now, 1)

@@ -77,21 +77,17 @@ export interface AtbLanePacer extends Pacer {
    */
   fleetShare: number | undefined
   /**
-   * The quota's time scale from a fleet view (AATB: the paper's quota rate over the fleet's quota
-   * rate); undefined without one. It takes the place of the lane's own measurement of how long the
-   * quota lasted, which one lane reads too noisily (docs/algorithms.md, "What measuring the time
-   * scale costs"); an announced RateLimit-Policy window still comes first.
+   * The quota's time scale given from outside the lane: from a fleet view (AATB: the paper's quota
+   * rate over the fleet's quota rate), or the true one in the simulator's evaluation-only
+   * `atb-known-scale`; undefined without one. It takes the place of the lane's own measurement of
+   * how long the quota lasted, which one lane reads too noisily (docs/algorithms.md, "What
+   * measuring the time scale costs"); an announced RateLimit-Policy window still comes first.
    */
   fleetTimeScale: number | undefined
 }
 
-/**
- * `knownScale`: the quota's time scale given instead of measured (1 = the paper's 100 per 75 s).
- * No user option sets it; the simulator's `atb-known-scale` gives the true one, to measure what
- * measuring it costs (docs/algorithms.md, "What the time scale's measurement costs").
- */
-export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit, knownScale?: number): AtbLanePacer {
-  return new AtbPacer(o, init, init.random, knownScale)
+export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): AtbLanePacer {
+  return new AtbPacer(o, init)
 }
 
 /** The token bucket the lane paces with while it is congested. */
@@ -156,13 +152,12 @@ class AtbPacer implements AtbLanePacer {
     private readonly o: ResolvedAtbOptions,
     init: PacerInit,
     private readonly random = init.random,
-    knownScale?: number,
   ) {
     this.bucket = { rate: Infinity, tokens: o.burstUnits, refilledAt: init.now }
     this.createdAt = init.now
     const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
     const restored = saved ? parseState(saved, o, init.now) : undefined
-    this.timeScale = new LaneTimeScale(o, restored?.timeScale ?? (knownScale === undefined ? undefined : { drain: knownScale, measured: true }))
+    this.timeScale = new LaneTimeScale(o, restored?.timeScale)
     if (restored) {
       this.phase = restored.congested ? 'pacing' : 'free'
       this.bucket.rate = restored.rate
