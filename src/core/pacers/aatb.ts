@@ -135,7 +135,10 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
   let earlySendsInFlight = 0
   /** Admissions in a row of sends the aggregate said were too early (no local 429 between). */
   let refutations = 0
-  /** Early sends in flight that the aggregate spaced before the lane had a spacing of its own. */
+  /**
+   * Sends in flight kept out of the evidence: early ones the aggregate spaced before the lane had a
+   * spacing of its own, and those the server's count made room for (serverCountAllows).
+   */
   let unevidencedInFlight = 0
 
   if (saved) {
@@ -191,9 +194,25 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
     return refutations >= EVIDENCE_COUNT ? undefined : fairShare(now)
   }
 
+  /**
+   * Whether the server's own count leaves this lane room now: its fair fraction of the units a
+   * live RateLimit hint says are left covers what it sent since, plus this send. The share is the
+   * fleet's estimate of a rate; the count is the server's word on what is there. A stepped quota
+   * hands out its units in lumps, and a fleet holding to its shares left each step's surplus and
+   * the run's tail to come back at the quota's rate: 1.12–1.30 × the oracle's time on a stepped
+   * bucket with RateLimit headers, where Retry-After-honouring exponential backoff spends each
+   * step at once (1.00 ×). The fractions add up to one, so the fleet together spends no more than
+   * the count; the inner ATB (its quota share) still paces the lane.
+   */
+  function serverCountAllows(now: number, cost: number): boolean {
+    const count = base.serverCount(now)
+    const fraction = count === undefined ? undefined : fleetFraction(now)
+    return count !== undefined && fraction !== undefined && fraction * count.remaining - count.sentSince >= Math.max(cost, 1)
+  }
+
   function fleetDelayMs(now: number, cost: number): number {
     const share = holdingShare(now)
-    if (share === undefined) return 0
+    if (share === undefined || serverCountAllows(now, cost)) return 0
     const ownSpacingMs = evidence.spacingMs()
     // Before a lane has a spacing of its own (two sends) the bound is in aggregator windows: the
     // cadence at which the lane hears the fleet. Admitted, such a send refutes it all the same.
@@ -271,13 +290,18 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
       }
       // Sooner than the aggregate's share (not its margin) asked: if the API admits it, that refutes the aggregate.
       const share = holdingShare(now)
-      const early = share !== undefined && now + 1 < lastSendAt + (Math.max(cost, 0) * 1000) / share
+      // A send the server's count made room for while the fleet held the lane is the server's
+      // word, not the lane's pace: it neither refutes the aggregate (its admission was promised)
+      // nor becomes the lane's spacing (a count's burst would read as a spacing of 0 and lift
+      // the fleet's hold with it).
+      const counted = share !== undefined && serverCountAllows(now, cost)
+      const early = !counted && share !== undefined && now + 1 < lastSendAt + (Math.max(cost, 0) * 1000) / share
       if (early) earlySendsInFlight++
       // A send the aggregate spaced before the lane had a spacing of its own (in report windows)
       // measured the aggregate, not the lane: it stays out of the evidence (else a hostile
       // aggregate's first hold would become the lane's "own" spacing and grow from there).
       const unevidenced = share !== undefined && evidence.spacingMs() === undefined
-      if (early && unevidenced) unevidencedInFlight++
+      if ((early && unevidenced) || counted) unevidencedInFlight++
       else evidence.onSend(now)
       base.onSend(now, cost)
       reports.onSend(now, cost)

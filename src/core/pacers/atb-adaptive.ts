@@ -84,6 +84,11 @@ export interface AtbLanePacer extends Pacer {
    * measuring the time scale costs"); an announced RateLimit-Policy window still comes first.
    */
   fleetTimeScale: number | undefined
+  /**
+   * What a live RateLimit hint says: the units the server counted as left, and the lane's own
+   * sends since that count (not yet in it); undefined without a live hint.
+   */
+  serverCount(now: number): { remaining: number; sentSince: number } | undefined
 }
 
 export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): AtbLanePacer {
@@ -514,6 +519,12 @@ class AtbPacer implements AtbLanePacer {
   /** Whether no attempt of this lane was ever admitted (in its log). */
   private neverAdmitted(): boolean {
     return this.outcomes().lastAdmittedAt() === undefined
+  }
+
+  serverCount(now: number): { remaining: number; sentSince: number } | undefined {
+    const guidance = this.guidance
+    if (guidance === undefined || !hasLiveHint(guidance, now)) return undefined
+    return { remaining: guidance.remaining as number, sentSince: guidance.sentSinceHint }
   }
 
   /** Whether a Retry-After gate is closed at `now`. */

@@ -283,6 +283,53 @@ describe('aatb() with RateLimit hints: the fleet tells the quota share its turn'
   })
 })
 
+describe('aatb(): the fleet\'s hold yields to the server\'s count', () => {
+  // A stepped quota of 80 per 60 s shared by 4 clients: the lane's fair fraction is a quarter.
+  const policies = [{ name: 'default', quota: 80, windowMs: 60_000 }]
+  const fleet: Aggregate = { activeClients: 4, totalAttempts: 40, throttledReports: 3, windowMs: 30_000, quotaPerSecond: 4 / 3, fairSharePerSecond: 1 / 3 }
+  const fairSpacingMs = spacingAt(1 / 3)
+  /** A lane the quota ran dry on, told its fair share, then told `remaining` units are left until the next step. */
+  function afterStep(pacer: Pacer, remaining: number, assisted = true): Pacer {
+    pacer.onSend(T0, 1)
+    pacer.onResult(T0 + 100, { ...throttled, remaining: 0, resetAt: T0 + 10_000, policies })
+    if (assisted) pacer.onAggregate!(T0 + 200, fleet)
+    pacer.onSend(T0 + 10_000, 1)
+    pacer.onResult(T0 + 10_100, { ...ok, remaining, resetAt: T0 + 70_000, policies })
+    return pacer
+  }
+  /** Send whenever allowed (answers admitted, with no new count), `sends` times; the delays asked. */
+  function sendAll(pacer: Pacer, sends: number): number[] {
+    const delays: number[] = []
+    let now = T0 + 10_100
+    for (let i = 0; i < sends; i++) {
+      const delay = pacer.delayMs(now, 1)
+      delays.push(delay)
+      now += delay
+      pacer.onSend(now, 1)
+      pacer.onResult(now + 20, ok)
+    }
+    return delays
+  }
+
+  it('lets the lane spend its fair fraction of what the server says is left, then holds it to its share again', () => {
+    const assisted = sendAll(afterStep(aatb().create({ now: T0, random }), 40), 12)
+    const alone = sendAll(afterStep(atb().create({ now: T0, random }), 40, false), 12)
+    // A quarter of 40: ten sends go when the inner ATB lets them (here at once), not a fair spacing apart.
+    expect(assisted.slice(0, 10)).toEqual(alone.slice(0, 10))
+    expect(Math.max(...assisted.slice(0, 10))).toBeLessThan(fairSpacingMs / 10)
+    // Their admissions were the count's promise: they neither refute the aggregate nor become
+    // the lane's spacing, so the fleet holds the eleventh to the fair spacing.
+    expect(assisted[10]).toBeCloseTo(fairSpacingMs, 0)
+    expect(assisted[11]).toBeCloseTo(fairSpacingMs, 0)
+  })
+
+  it('holds the lane to its share when its fraction of the count is less than a send', () => {
+    const assisted = sendAll(afterStep(aatb().create({ now: T0, random }), 3), 3)
+    expect(assisted[0]).toBeGreaterThan(fairSpacingMs / 2) // the fleet's hold, from the send at T0 + 10 s
+    expect(assisted[1]).toBeCloseTo(fairSpacingMs, 0)
+  })
+})
+
 describe('aatb(): an aggregate moves a lane only as far as the lane\'s own evidence bears out', () => {
   /**
    * A fleet of `clients` aatb lanes, each with a backlog that never empties, on a continuous
