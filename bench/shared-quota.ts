@@ -12,7 +12,13 @@
 // server sends one). Median over the seeds (--seeds, default 5) per configuration, feedback
 // mode and strategy; --parallel N runs at most N of a mode at once (default all; see below).
 //
-//   npm run bench:shared-quota -- [--config paper|fast] [--seeds N] [--max-wall-s S] [--parallel N]
+//   npm run bench:shared-quota -- [--config paper|fast] [--seeds N] [--max-wall-s S] [--parallel N] [--virtual]
+//
+// --virtual runs the same workloads, quotas, strategies and verdicts through the simulator in
+// virtual time instead (the shipped pacers on the simulator's continuous token bucket and header
+// path, 20 ms round trip) in a few seconds, for working on a line before the real-time run that
+// proves it; it writes bench/results/shared-quota-virtual.json (and shared-quota-fast-virtual.json)
+// and leaves the real-HTTP files alone.
 //
 // Each configuration writes its own file (paper: bench/results/shared-quota.json, fast:
 // shared-quota-fast.json). Why a bound: the fast configuration runs in real time and its
@@ -32,6 +38,9 @@ import { resultRow, type ResultRow } from '../src/sim/result-row.js'
 import { PAPER_WINDOW_MS, syntheticScenario, type Scenario } from '../src/sim/scenarios.js'
 import type { Feedback, QuotaConfig } from '../src/sim/types.js'
 import { generateWorkload, type Workload } from '../src/sim/workload.js'
+import { runSimulation } from '../src/sim/run-simulation.js'
+import { createServerModel } from '../src/sim/servers/index.js'
+import { REAL_SIGNAL_PATH } from '../src/sim/signal-path.js'
 
 const { values: flags } = parseArgs({
   options: {
@@ -39,8 +48,10 @@ const { values: flags } = parseArgs({
     seeds: { type: 'string', default: '5' },
     'max-wall-s': { type: 'string' },
     parallel: { type: 'string' },
+    virtual: { type: 'boolean', default: false },
   },
 })
+const virtual = flags.virtual === true
 const seedCount = Number(flags.seeds)
 if (!(Number.isInteger(seedCount) && seedCount >= 1)) throw new Error(`--seeds must be a whole number >= 1, got ${flags.seeds}`)
 const SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1)
@@ -159,6 +170,30 @@ interface RunRecord {
   wallMs: number
 }
 
+/** The runs of one mode in the simulator: same workloads, quota and pacers, virtual time (--virtual). */
+function virtualRuns(config: Config, feedback: Feedback): LiveRow[] {
+  const origin = Date.UTC(2025, 0, 1)
+  return strategies.flatMap((s) =>
+    SEEDS.map((seed) => {
+      const started = performance.now()
+      const m = runSimulation({
+        workload: config.workload(seed),
+        server: createServerModel('token-bucket-continuous', config.quota, origin),
+        feedback,
+        strategy: { strategy: s.make() },
+        clientModel: 'paper',
+        signalPath: REAL_SIGNAL_PATH,
+        seed,
+        originMs: origin,
+        // The real run's wall-clock bound, in model time.
+        maxDurationMs: maxWallMs(config) * config.timeScale,
+      })
+      const row = resultRow({ strategy: s.name, feedback, clients: config.scenario.clients, requests: m.requests, attempts: m.attempts, throttled: m.throttled, completionMs: m.completionMs })
+      return { ...row, seed, wallMs: performance.now() - started, completed: m.completed }
+    }),
+  )
+}
+
 /** Every run of one configuration, one feedback mode after another. */
 async function runConfig(config: Config): Promise<{ rows: BenchRow[]; runs: RunRecord[] }> {
   const rows: BenchRow[] = []
@@ -182,7 +217,7 @@ async function runConfig(config: Config): Promise<{ rows: BenchRow[]; runs: RunR
           }),
       ),
     )
-    const runs = await inBatches(tasks, parallel)
+    const runs = virtual ? virtualRuns(config, feedback) : await inBatches(tasks, parallel)
     for (const r of runs) {
       const { strategy, seed, attempts, throttled, completionMs, completed, wallMs } = r
       records.push({ strategy, feedback, seed, attempts, throttled, completionMs, completed, wallMs })
@@ -230,7 +265,8 @@ for (const config of CONFIGS) {
   const loadAfter = load()
   const verdicts = verdictsOf(rows)
   const atOnce = Number.isFinite(parallel) ? `${parallel} runs at once` : 'all runs of a mode at once'
-  console.log(`\n${config.name}: ${config.description}, time x${config.timeScale}, ${SEEDS.length} seeds, ${atOnce}, ${wallS} s wall; load average ${loadBefore} before, ${loadAfter} after`)
+  const how = virtual ? 'virtual time (simulator)' : `time x${config.timeScale}, ${atOnce}`
+  console.log(`\n${config.name}: ${config.description}, ${how}, ${SEEDS.length} seeds, ${wallS} s wall; load average ${loadBefore} before, ${loadAfter} after`)
   console.log(
     textTable(
       ['strategy', 'feedback', 'clients', 'requests', 'attempts', '429s', '429 % of attempts', 'completion s', 'cut-off runs'],
@@ -245,7 +281,8 @@ for (const config of CONFIGS) {
     ),
   )
   mkdirSync('bench/results', { recursive: true })
+  const output = virtual ? config.output.replace(/\.json$/, '-virtual.json') : config.output
   const meta = { name: config.name, description: config.description, timeScale: config.timeScale, maxWallMs: maxWallMs(config), parallel: Number.isFinite(parallel) ? parallel : 'all' }
-  writeFileSync(config.output, `${JSON.stringify({ config: meta, seeds: SEEDS, wallS, loadAverage: { before: loadBefore, after: loadAfter }, rows, verdicts, runs }, null, 2)}\n`)
-  console.log(`\nwrote ${config.output}`)
+  writeFileSync(output, `${JSON.stringify({ config: { ...meta, virtual }, seeds: SEEDS, wallS, loadAverage: { before: loadBefore, after: loadAfter }, rows, verdicts, runs }, null, 2)}\n`)
+  console.log(`\nwrote ${output}`)
 }
