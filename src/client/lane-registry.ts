@@ -80,17 +80,6 @@ export class LaneRegistry {
   }
 
   /**
-   * Gives a lane a fresh pacer (calm, as new) and lifts its gate: what it learned was
-   * caused by a route that has since left it (route-splitter.ts). No-op while restoring.
-   */
-  resetPacer(lane: Lane, now: number): void {
-    if (lane.pacer === undefined) return
-    lane.pacer = this.createPacer(now, undefined)
-    lane.gateUntil = 0
-    this.persistence?.markDirty(lane)
-  }
-
-  /**
    * Starts a new lane from what another lane's pacer learned (a route split off a lane takes
    * the congestion its 429s taught along, rather than bursting its backlog into its limit).
    */
