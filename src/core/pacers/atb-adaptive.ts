@@ -40,6 +40,8 @@ import type { ResolvedAtbOptions } from './atb-options.js'
 export const ATB_KIND = 'atb'
 const STATE_VERSION = 1
 const EPSILON = 1e-9
+/** The clocks' resolution at the paper's scale (epoch ms); on the lane's time scale where a span's boundary is widened by it. */
+const CLOCK_TICK_MS = 1
 const LOG_ENTRIES = 256
 const SEND_LOG_ENTRIES = 64
 /** Around a burst start the rate is searched by halving (as TCP halves its window on a loss). */
@@ -205,7 +207,7 @@ class AtbPacer implements AtbLanePacer {
   }
 
   private admitted(now: number, since: number): number {
-    return this.outcomes().admittedPerSecond(now, this.scaled(this.o.windowMs), since, this.scaled(this.o.minSpanMs), this.o.minSamples)
+    return this.outcomes().admittedPerSecond(now, this.scaled(this.o.windowMs), since, this.scaled(this.o.minSpanMs), this.o.minSamples, this.scaled(CLOCK_TICK_MS))
   }
 
   /**

@@ -97,6 +97,29 @@ const MAX_SAMPLE_AGE_MS = 300_000
 const MIN_SAMPLE_SPAN_MS = 3_000
 /** Relative float noise in a rate computed at two time scales (≈ 1e4 ulps). */
 const RATE_TIE_RATIO = 1e-12
+/**
+ * Relative float noise in a duration read as the difference of two epoch times and compared with
+ * a threshold on the window (a sample span, a sample's age). The same times × k round differently,
+ * so a span exactly on its threshold falls either side of it by noise, one way at one scale and
+ * the other at another. Within this it is on it, decided as exact times decide it (75 ns of a
+ * 75 s window: nothing real is that close).
+ */
+const DURATION_TIE_RATIO = 1e-9
+/** Float noise in a count aged at a rate (units): a count within this of a whole unit is that unit. */
+const UNIT_TIE = 1e-9
+
+/** Whether `durationMs` falls short of `thresholdMs` by more than float noise (a tie is not short). */
+function shorterThan(durationMs: number, thresholdMs: number): boolean {
+  return durationMs < thresholdMs * (1 - DURATION_TIE_RATIO)
+}
+/** Whether `at` lies at least `thresholdMs` before `now`, within float noise (a tie is that long ago). */
+function atLeastAgo(at: number, now: number, thresholdMs: number): boolean {
+  return at <= now - thresholdMs * (1 - DURATION_TIE_RATIO)
+}
+/** Whether `at` lies more than `thresholdMs` before `now`, beyond float noise (a tie is not). */
+function moreThanAgo(at: number, now: number, thresholdMs: number): boolean {
+  return at < now - thresholdMs * (1 + DURATION_TIE_RATIO)
+}
 const MAX_SAMPLES = 64
 /**
  * With quota guidance the fleet may spend what is left down to this reserve, over this
@@ -214,7 +237,8 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     }
     const samples = guidance.samples
     samples.push([now, remaining, guidance.sentTotal])
-    while (samples.length > MAX_SAMPLES || (samples.length > 1 && (samples[1] as [number, number, number])[0] <= now - onWindow(guidance, SAMPLE_WINDOW_MS))) {
+    // A sample exactly the sample window old goes, as it would with exact times: the same at every scale.
+    while (samples.length > MAX_SAMPLES || (samples.length > 1 && atLeastAgo((samples[1] as [number, number, number])[0], now, onWindow(guidance, SAMPLE_WINDOW_MS)))) {
       samples.shift()
     }
   }
@@ -346,10 +370,9 @@ export function shareDelayMs(
     // The hint ages: since it arrived the quota refilled (if it refills continuously) and the
     // others kept spending at the rate we read — but the server's count never goes below 0.
     // A lane that sends once a minute must not act on a minute-old count.
-    const othersPerSecond = fleet.perSecond - fleet.ownPerSecond
-    const refill = guidance.continuous ? rate : 0
+    const drift = netRefillPerSecond(guidance.continuous ? rate : 0, fleet.perSecond - fleet.ownPerSecond)
     const ageS = Math.max(0, now - (guidance.hintAt as number)) / 1000
-    left = Math.max(0, (guidance.remaining as number) + (refill - othersPerSecond) * ageS) - guidance.sentSinceHint
+    left = Math.max(0, (guidance.remaining as number) + drift * ageS) - guidance.sentSinceHint
   }
   let ownPerSecond: number
   const reserve = reserveUnits(guidance, fleet, cost)
@@ -375,7 +398,9 @@ export function shareDelayMs(
   // the reserve is more than the horizon refills, 0.4 of the quota: a small quota shared by
   // many lanes, such as 20 lanes on 20 units. There probing at the shorter bound, 0.8 of a
   // window, was 20 lanes every 1.6 s on a quota of 10/s.)
-  const empty = left < cost || target <= 0
+  // An aged count a float's noise short of the cost still holds it, at every scale (an age far
+  // below a millisecond is lost in one scale's epoch time and kept in another's).
+  const empty = left < cost - UNIT_TIE || target <= 0
   let capMs = onWindow(guidance, guidance.sliding
     ? empty ? MAX_EMPTY_SLIDING_SPACING_MS : MAX_SLIDING_SPACING_MS
     : empty ? MAX_EMPTY_SHARE_SPACING_MS : MAX_SHARE_SPACING_MS)
@@ -383,6 +408,18 @@ export function shareDelayMs(
   if (lastSendAt === undefined) return 0
   const spacingMs = ownPerSecond > 0 ? Math.min(capMs, (cost / ownPerSecond) * 1000) : capMs
   return Math.max(0, lastSendAt + spacingMs - now)
+}
+
+/**
+ * How fast the count moves between our hints on its own (units/s): the refill less what the other
+ * lanes spend. When the count fell by our own units alone, the others spend exactly the refill, but
+ * the two are read through different float operations: within float noise of each other they are
+ * equal, or the aged count lands just under a whole unit at one time scale and not at another (a
+ * lane that then reads its quota as empty waits out the longer spacing bound).
+ */
+function netRefillPerSecond(refillPerSecond: number, othersPerSecond: number): number {
+  const net = refillPerSecond - othersPerSecond
+  return Math.abs(net) <= RATE_TIE_RATIO * Math.max(refillPerSecond, othersPerSecond) ? 0 : net
 }
 
 /**
@@ -475,7 +512,9 @@ function fleetSpending(guidance: QuotaGuidance, now: number): { perSecond: numbe
   if (newest === undefined) return undefined
   // Samples are pruned to the window plus the one just before it: the oldest is the widest span.
   const oldest = samples[0] as [number, number, number]
-  if (newest[0] - oldest[0] < onWindow(guidance, MIN_SAMPLE_SPAN_MS) || oldest[0] < now - onWindow(guidance, MAX_SAMPLE_AGE_MS)) return undefined
+  // Spans on a threshold are decided the same way at every scale (see DURATION_TIE_RATIO).
+  if (shorterThan(newest[0] - oldest[0], onWindow(guidance, MIN_SAMPLE_SPAN_MS))) return undefined
+  if (moreThanAgo(oldest[0], now, onWindow(guidance, MAX_SAMPLE_AGE_MS))) return undefined
   const spanS = (newest[0] - oldest[0]) / 1000
   const own = newest[2] - oldest[2]
   // A continuous quota refilled Q·Δt meanwhile. A stepped one refilled nothing unless the

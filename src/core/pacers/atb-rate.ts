@@ -92,9 +92,11 @@ export class OutcomeLog {
    * Admitted attempts per second over the last `windowMs`, or over the last `minCount`
    * admissions when those stretch further back (a slow lane sees one success a minute: a
    * fixed window would read 0 or 1 of them). The span never starts before `since` and is
-   * never shorter than `minSpanMs`.
+   * never shorter than `minSpanMs`. A widened span starts `tickMs` before that admission, so that
+   * it counts: one clock tick on the caller's time scale (an absolute millisecond is a larger share
+   * of a faster quota's span, and the same admissions read as a different rate at another scale).
    */
-  admittedPerSecond(now: number, windowMs: number, since: number, minSpanMs: number, minCount = 0): number {
+  admittedPerSecond(now: number, windowMs: number, since: number, minSpanMs: number, minCount = 0, tickMs = 1): number {
     let start = now - windowMs
     if (minCount > 0) {
       // Walk back to the minCount-th newest admission; if it is older than the window, widen.
@@ -103,7 +105,7 @@ export class OutcomeLog {
         const at = this.ring.timeAt(i)
         if (at > now || this.ring.valueAt(i) !== 1) continue
         if (++seen === minCount) {
-          if (at <= start) start = at - 1
+          if (at <= start) start = at - tickMs
           break
         }
       }

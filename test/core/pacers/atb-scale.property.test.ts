@@ -1,26 +1,32 @@
 // Property: a lane that reads an announced quota (RateLimit-Policy) decides the same way at every
 // time scale. The same Signals with every time multiplied by k — send times, resets, Retry-After,
 // the policy's window — give every wait multiplied by k (within the pacer's whole-millisecond
-// rounding), for k from 0.01 to 100. The listed exemption: resets within the headers' one-second
-// resolution, so the scripts keep every reset at least a second away at both scales.
+// rounding), for k from 0.01 to 100. The listed exemptions: resets within the headers' one-second
+// resolution, so the scripts keep every reset at least a second away at both scales; and the
+// clock's resolution, so no attempt is asked for within float noise of the instant a gate opens.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { atb } from '../../../src/core/pacers/atb.js'
 import type { Signal } from '../../../src/core/types.js'
 
 /**
- * Pinned: on about 1 in 8 random seeds a script lands a wait exactly on a threshold the pacer
- * compares by float noise (a rate equal to its target, a send at its gate's instant), and the
- * two scales fall either side of it. Those ties are open work (the session note lists two
- * counterexamples); a random seed would fail CI at random.
+ * Not pinned: every run draws its own seed (fast-check's default), so CI keeps trying new scripts.
+ * Before unpinning, seeds 1–500 and the formerly pinned 20 261 201 passed every property here. A
+ * failure prints its seed and path; PROPERTY_SEED=<seed> replays it.
  */
-const PROPERTY_SEED = 20_261_201
+const SEED = process.env.PROPERTY_SEED === undefined ? {} : { seed: Number(process.env.PROPERTY_SEED) }
 
 // Small epoch times keep sub-millisecond precision at every scale (1.7e12 ms carries only 2e-4 ms).
 const T0 = 1_000_000
 const QUOTA = 100
 /** The smaller of the two scales runs on this window: every reset is then ≥ 1 s away. */
 const BASE_WINDOW_MS = 75_000
+/**
+ * How long after its gate opens each attempt is sent, or before it opens a probe asks (at the
+ * first scale): exactly at it, the two scales compare "now" with the gate's time by float noise
+ * and may fall either side (the clock's resolution: no real send is timed to a float's last bit).
+ */
+const GATE_LAG_MS = 0.25
 
 interface Step {
   /** Time since the previous step, as a fraction of the window. */
@@ -29,7 +35,7 @@ interface Step {
   remaining: number
   /** Refused (only with nothing left: a 429 the quota explains). */
   refused: boolean
-  /** Ask for the next unit again this far into the wait (a fraction of it). */
+  /** Ask for the next unit again this far into the wait (a fraction of it, up to GATE_LAG_MS before its end). */
   probe: number
 }
 
@@ -40,31 +46,47 @@ const step: fc.Arbitrary<Step> = fc.record({
   probe: fc.double({ min: 0, max: 1, noNaN: true }),
 })
 
-/** Every wait the pacer asks for along the script, on a window of `windowMs`. */
-function waits(steps: Step[], windowMs: number): number[] {
-  const pacer = atb().create({ now: T0, random: () => 0.5 })
+/**
+ * Two pacers fed the same script, the second with every time × k, on a window of `windowMs` (and
+ * `windowMs` × k). The second pacer's times are the first's × k exactly (not its own rounded
+ * waits): a script that lands on a threshold (four gated waits of 1/100 window are the 0.04 window
+ * the fleet's spending needs) then lands on it at both scales, and only the decisions are
+ * compared. Returns each wait of the first and of the second.
+ */
+function quotaWaits(steps: Step[], windowMs: number, k: number): [number[], number[]] {
+  const pacers = [atb().create({ now: T0, random: () => 0.5 }), atb().create({ now: T0, random: () => 0.5 })]
   const perMs = QUOTA / windowMs
-  const policies = [{ name: 'default', quota: QUOTA, windowMs }]
-  const out: number[] = []
-  let now = T0
+  const policies = [[{ name: 'default', quota: QUOTA, windowMs }], [{ name: 'default', quota: QUOTA, windowMs: windowMs * k }]]
+  const out: [number[], number[]] = [[], []]
+  const at = (i: number, ms: number): number => T0 + (i === 0 ? ms : ms * k)
+  const ask = (ms: number): number => {
+    const waits = pacers.map((p, i) => p.delayMs(at(i, ms), 1))
+    out[0].push(waits[0]!)
+    out[1].push(waits[1]!)
+    return waits[0]!
+  }
+  let elapsed = 0
   for (const s of steps) {
-    now += s.gap * windowMs
-    const wait = pacer.delayMs(now, 1)
-    out.push(wait, pacer.delayMs(now + s.probe * wait, 1))
-    now += wait
-    pacer.onSend(now, 1)
+    elapsed += s.gap * windowMs
+    const wait = ask(elapsed)
+    ask(elapsed + s.probe * Math.max(0, wait - GATE_LAG_MS))
+    elapsed += wait
     const refused = s.refused && s.remaining === 0
-    // A continuous bucket: its reset is the time to refill what is missing.
-    const signal: Signal = {
-      kind: refused ? 'throttled' : 'ok',
-      status: refused ? 429 : 200,
-      remaining: s.remaining,
-      resetAt: now + (QUOTA - s.remaining) / perMs,
-      policies,
-      ...(refused ? { retryAt: now + 1 / perMs } : {}),
-    }
-    pacer.onResult(now, signal)
-    if (refused) out.push(pacer.retryDelayMs!(now, 1, signal))
+    pacers.forEach((pacer, i) => {
+      const now = at(i, elapsed)
+      pacer.onSend(now, 1)
+      // A continuous bucket: its reset is the time to refill what is missing.
+      const signal: Signal = {
+        kind: refused ? 'throttled' : 'ok',
+        status: refused ? 429 : 200,
+        remaining: s.remaining,
+        resetAt: at(i, elapsed + (QUOTA - s.remaining) / perMs),
+        policies: policies[i],
+        ...(refused ? { retryAt: at(i, elapsed + 1 / perMs) } : {}),
+      }
+      pacer.onResult(now, signal)
+      if (refused) out[i]!.push(pacer.retryDelayMs!(now, 1, signal))
+    })
   }
   return out
 }
@@ -73,19 +95,15 @@ describe('atb with an announced quota is scale-free', () => {
   it('multiplies every wait by k when every time is multiplied by k (k in [0.01, 100])', () => {
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), fc.double({ min: 0.01, max: 100, noNaN: true }), (steps, k) => {
-        const small = BASE_WINDOW_MS * Math.max(1, 1 / k)
-        const a = waits(steps, small)
-        const b = waits(steps, small * k)
+        const [a, b] = quotaWaits(steps, BASE_WINDOW_MS * Math.max(1, 1 / k), k)
         expect(b).toHaveLength(a.length)
         for (let i = 0; i < a.length; i++) {
-          // delayMs rounds up to whole ms at each scale, and each step's clock advances by the
-          // rounded wait, so the rounding of every earlier wait carries into this one (≤ 1 ms at
-          // each scale per earlier wait; the output index bounds their number).
-          const slack = (2 + i) * (1 + k) + 1e-9 * a[i]! * k
+          // delayMs rounds up to whole ms at each scale; nothing carries (the times are exact).
+          const slack = 1 + k + 1e-9 * a[i]! * k
           expect(Math.abs(b[i]! - k * a[i]!)).toBeLessThanOrEqual(slack)
         }
       }),
-      { numRuns: 300, seed: PROPERTY_SEED },
+      { numRuns: 300, ...SEED },
     )
   })
 })
@@ -98,9 +116,6 @@ describe('atb with an announced quota is scale-free', () => {
 // first 429 with fewer than two admissions (the never-admitted doubling), a long Retry-After (a
 // quota that comes back in lumps is never stretched) and, on a faster scale, a Retry-After of up
 // to 2 s (whole seconds: a continuous bucket's answer however fast it refills).
-
-/** How long after its gate opens each attempt is sent (at the first scale). */
-const GATE_LAG_MS = 0.25
 
 interface LaneStep {
   /** Time since the previous step, as a fraction of the drain. */
@@ -192,7 +207,7 @@ describe('atb without an announced window is scale-free beyond the k = 1 band', 
         const base = fastDrainMs * Math.min(1, 1 / k)
         expectScaled(laneWaits(s, base, 0, k), k)
       }),
-      { numRuns: 200, seed: PROPERTY_SEED },
+      { numRuns: 200, ...SEED },
     )
   })
 
@@ -203,7 +218,7 @@ describe('atb without an announced window is scale-free beyond the k = 1 band', 
         const base = fastDrainMs * Math.min(1, 1 / k)
         expectScaled(laneWaits(s, base, Math.min(1_000, 1_000 / k), k), k)
       }),
-      { numRuns: 200, seed: PROPERTY_SEED },
+      { numRuns: 200, ...SEED },
     )
   })
 
@@ -213,7 +228,7 @@ describe('atb without an announced window is scale-free beyond the k = 1 band', 
         const base = slowDrainMs * Math.max(1, 1 / k)
         expectScaled(laneWaits(s, base, 0, k), k)
       }),
-      { numRuns: 200, seed: PROPERTY_SEED },
+      { numRuns: 200, ...SEED },
     )
   })
 
@@ -224,7 +239,7 @@ describe('atb without an announced window is scale-free beyond the k = 1 band', 
         const slow = slowDrainMs * Math.max(1, 1 / k)
         expectScaled(laneWaits(s, slow, slow / 60_000, k), k)
       }),
-      { numRuns: 200, seed: PROPERTY_SEED },
+      { numRuns: 200, ...SEED },
     )
   })
 })
