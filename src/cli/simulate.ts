@@ -6,6 +6,7 @@ import { CLIENT_MODELS, isClientModel, type ClientModel } from '../sim/client-mo
 import { GRID_NAMES, PAPER_QUOTA, namedGrid, normalizeSpec, specScales, type GridName, type GridSpec } from '../sim/grid-spec.js'
 import { stringifyGrid, type GridJson } from '../sim/grid-json.js'
 import { progressBar } from '../sim/report/progress-bar.js'
+import type { HeadlineBaseline } from '../sim/report/headline-comparison.js'
 import { renderMarkdown } from '../sim/report/markdown-report.js'
 import { withOptionsTable } from '../sim/report/options-table.js'
 import { scaleCharts } from '../sim/report/scale-report.js'
@@ -66,6 +67,8 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
                                0.1,1,10,60), --seeds (default 10), --feedback (default status-only),
                                --strategy (default atb; UB always runs), with a splitting-off control
   --routes-rows FILE           the markdown report's routes section from an earlier --routes --json file
+  --headline-baseline FILE     the markdown report shows the k = 1 headline rows beside this file's
+                               ({ source, rows }: bench/results/headline-baseline.json)
   --help                       this text
 `
 
@@ -132,7 +135,9 @@ export async function run(argv: string[]): Promise<number> {
     const rows = await withIncluded(result.rows, values.include ?? [])
     const scaleSection = { ...scale, ...(scaleChartPaths ? { chartPaths: scaleChartPaths } : {}) }
     const routes = values['routes-rows'] === undefined ? undefined : await routesSectionOf(values['routes-rows'])
-    await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts, scale: scaleSection, ...(routes ? { routes } : {}) }))
+    const baselineFile = values['headline-baseline']
+    const headlineBaseline = baselineFile === undefined ? undefined : await headlineBaselineOf(baselineFile)
+    await writeText(values.markdown, renderMarkdown(result.spec, rows, { command, timing, charts, scale: scaleSection, ...(routes ? { routes } : {}), ...(headlineBaseline ? { headlineBaseline } : {}) }))
     written.push(values.markdown)
     // The options table of docs/algorithms.md, beside the report (options-table.ts).
     const algorithms = join(base, 'algorithms.md')
@@ -173,6 +178,7 @@ function parse(argv: string[]) {
       'time-scale': { type: 'string' },
       routes: { type: 'boolean' },
       'routes-rows': { type: 'string' },
+      'headline-baseline': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -338,6 +344,13 @@ function summaryTable(rows: readonly SimRow[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
   const row = (cells: string[]) => cells.map((c, i) => (i < 6 || i === header.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   return `${[row(header), ...lines.map(row)].join('\n')}\n`
+}
+
+/** An earlier headline to show the current one beside: `{ source, rows }`, checked. */
+async function headlineBaselineOf(file: string): Promise<HeadlineBaseline> {
+  const json = JSON.parse(await readFile(file, 'utf8')) as Partial<HeadlineBaseline>
+  if (typeof json.source !== 'string' || !Array.isArray(json.rows)) throw new Error(`--headline-baseline ${file}: expected { source, rows }`)
+  return { source: json.source, rows: json.rows }
 }
 
 async function routesSectionOf(file: string): Promise<string[]> {

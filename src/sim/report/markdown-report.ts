@@ -6,6 +6,7 @@ import type { GridSpec } from '../grid-spec.js'
 import type { SimRow } from '../sim-row.js'
 import { strategyLabel } from '../strategies.js'
 import { aatbTarget, evaluateHeadline, type HeadlineRow } from './headline.js'
+import { renderHeadlineComparison, type HeadlineBaseline } from './headline-comparison.js'
 import { PAPER_FIGURES, type PaperFigure } from './paper-figures.js'
 import { renderScaleSection, type ScaleSectionOptions } from './scale-report.js'
 
@@ -20,6 +21,8 @@ export interface MarkdownOptions {
   scale?: { rows: readonly SimRow[] } & ScaleSectionOptions
   /** The routes section, rendered (src/sim/routes/routes-report.ts). */
   routes?: string[]
+  /** An earlier headline, shown beside this one (headline-comparison.ts). */
+  headlineBaseline?: HeadlineBaseline
 }
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : `${v > 0 ? '+' : ''}${v.toFixed(1)}%`)
@@ -51,6 +54,7 @@ export function renderMarkdown(spec: GridSpec, allRows: readonly SimRow[], optio
   out.push(...headlineSection(rows), '')
   out.push(...aatbSection(rows), '')
   out.push(...fleetViewSection(rows), '')
+  if (options.headlineBaseline) out.push(...renderHeadlineComparison(options.headlineBaseline, rows), '')
   const scale = options.scale ?? { rows: allRows }
   out.push(...renderScaleSection(scale.rows, scale), '')
   if (options.routes) out.push(...options.routes, '')
