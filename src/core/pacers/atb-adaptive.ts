@@ -22,6 +22,7 @@
 import type { Pacer, PacerInit, PacerState, Signal } from '../types.js'
 import {
   absorbGuidance,
+  CLOCK_TICK_MS,
   emptyGuidance,
   explainedByQuota,
   gateDelayMs,
@@ -40,8 +41,6 @@ import type { ResolvedAtbOptions } from './atb-options.js'
 export const ATB_KIND = 'atb'
 const STATE_VERSION = 1
 const EPSILON = 1e-9
-/** The clocks' resolution at the paper's scale (epoch ms); on the lane's time scale where a span's boundary is widened by it. */
-const CLOCK_TICK_MS = 1
 const LOG_ENTRIES = 256
 const SEND_LOG_ENTRIES = 64
 /** Around a burst start the rate is searched by halving (as TCP halves its window on a loss). */

@@ -321,7 +321,7 @@ function awaitingAnswerMs(guidance: QuotaGuidance, now: number, resetAt: number,
   return Math.max(0, lastSendAt + Math.max(CLOCK_TICK_MS, answerMs) - now)
 }
 /** The clocks' resolution (epoch ms): an exemption. */
-const CLOCK_TICK_MS = 1
+export const CLOCK_TICK_MS = 1
 
 /**
  * Spread what remains over the time left, but only when the lane's current pace would

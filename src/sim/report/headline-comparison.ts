@@ -7,6 +7,7 @@
 import type { SimRow } from '../sim-row.js'
 import type { Feedback } from '../types.js'
 import { aatbTarget, evaluateHeadline, headlineTarget, type HeadlineTarget } from './headline.js'
+import { cellKey } from './scale-judge.js'
 
 export interface HeadlineBaseline {
   /** Where the earlier rows come from (shown above the tables). */
@@ -14,13 +15,22 @@ export interface HeadlineBaseline {
   rows: SimRow[]
 }
 
+/** One side of a compared row: its means with their 95% half-widths, and its verdict. */
+export interface ComparedSide {
+  throttled: number
+  throttledCi95: number
+  oracleRatio: number
+  oracleRatioCi95: number
+  pass: boolean
+}
+
 export interface ComparedRow {
   strategy: string
   scenario: string
   server: string
   feedback: Feedback
-  before: { throttled: number; throttledCi95: number; oracleRatio: number; oracleRatioCi95: number; pass: boolean }
-  after: { throttled: number; throttledCi95: number; oracleRatio: number; oracleRatioCi95: number; pass: boolean }
+  before: ComparedSide
+  after: ComparedSide
   /** What rose beyond the interval of the difference: `429s`, `time`. */
   worse: string[]
 }
@@ -31,8 +41,6 @@ const STRATEGIES: Array<[strategy: string, targetOf: (server: string, feedback: 
   ['aatb', aatbTarget, undefined],
 ]
 
-const rowKey = (r: { scenario: string; server: string; feedback: Feedback; clientModel: string }) => `${r.scenario}|${r.server}|${r.feedback}|${r.clientModel}`
-
 /** Whether `after` exceeds `before` by more than the 95% interval of their difference. */
 function roseBeyond(before: number, beforeCi: number, after: number, afterCi: number): boolean {
   return after - before > Math.hypot(beforeCi, afterCi)
@@ -41,9 +49,9 @@ function roseBeyond(before: number, beforeCi: number, after: number, afterCi: nu
 /** The rows of `strategy` that have a target, judged, with the row they came from; by row key. */
 function judge(rows: readonly SimRow[], strategy: string, targetOf: (server: string, feedback: Feedback) => HeadlineTarget | undefined, peer: string | undefined) {
   const k1 = rows.filter((r) => (r.scale ?? 1) === 1)
-  const source = new Map(k1.filter((r) => r.strategy === strategy).map((r) => [rowKey(r), r]))
+  const source = new Map(k1.filter((r) => r.strategy === strategy).map((r) => [cellKey(r), r]))
   const judged = evaluateHeadline(k1, strategy, peer, targetOf).filter((h) => h.pass !== undefined)
-  return new Map(judged.map((h) => [rowKey(h), { pass: h.pass === true, row: source.get(rowKey(h)) as SimRow }]))
+  return new Map(judged.map((h) => [cellKey(h), { pass: h.pass === true, row: source.get(cellKey(h)) as SimRow }]))
 }
 
 /** Every row with a target present on both sides (k = 1), in the newer run's order. */
@@ -57,7 +65,7 @@ export function compareHeadline(beforeRows: readonly SimRow[], afterRows: readon
       const worse: string[] = []
       if (roseBeyond(then.row.throttledMean, then.row.throttledCi95, now.row.throttledMean, now.row.throttledCi95)) worse.push('429s')
       if (roseBeyond(then.row.oracleRatio, then.row.oracleRatioCi95, now.row.oracleRatio, now.row.oracleRatioCi95)) worse.push('time')
-      const side = (x: { pass: boolean; row: SimRow }) => ({
+      const side = (x: { pass: boolean; row: SimRow }): ComparedSide => ({
         throttled: x.row.throttledMean,
         throttledCi95: x.row.throttledCi95,
         oracleRatio: x.row.oracleRatio,

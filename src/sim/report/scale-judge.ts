@@ -75,7 +75,8 @@ export interface ScaleCell {
   pass: boolean | undefined
 }
 
-const cellKey = (r: { scenario: string; server: string; feedback: Feedback; clientModel: string }) => `${r.scenario}|${r.server}|${r.feedback}|${r.clientModel}`
+/** One cell of a grid across strategies and scales: scenario, server, feedback, client model. */
+export const cellKey = (r: { scenario: string; server: string; feedback: Feedback; clientModel: string }) => `${r.scenario}|${r.server}|${r.feedback}|${r.clientModel}`
 
 /** Every row of `strategy`, judged by its scale lines (figures only for a strategy with none). */
 export function judgeScale(rows: readonly SimRow[], strategy: string): ScaleCell[] {
