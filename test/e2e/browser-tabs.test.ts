@@ -234,7 +234,12 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
       const sent = proxy.log.length - sendsBefore
       process.stdout.write(`browser-tabs abort: ${JSON.stringify({ issued: 40, aborted, leaderAbortedGiveUps: giveUpsAfter - giveUpsBefore, sent })}\n`)
       expect(aborted).toBeGreaterThan(0)
-      expect(giveUpsAfter - giveUpsBefore).toBe(aborted)
+      // Every abort is counted once in the leader, except a call whose attempt the server had already
+      // answered when the caller aborted: the caller sees AbortError, the leader may count the answer
+      // (seen: 7 sent, 6 calls ended with a status, 1 of 35 aborts not a give-up).
+      const answeredThenAborted = Math.max(0, sent - ends.filter((end) => /^\d+$/.test(end)).length)
+      expect(giveUpsAfter - giveUpsBefore).toBeLessThanOrEqual(aborted)
+      expect(aborted - (giveUpsAfter - giveUpsBefore)).toBeLessThanOrEqual(answeredThenAborted)
       expect(sent).toBeLessThan(40)
       const lanes = (await leader.evaluate(() => window.demo!.stats())).stats as { queued: number }[]
       expect(lanes.every((lane) => lane.queued === 0)).toBe(true)
