@@ -27,6 +27,10 @@ const CASES: Case[] = [
   { requests: 12, capacity: 5, perSecond: 10, inFlight: 12 },
   { requests: 50, capacity: 5, perSecond: 10, inFlight: 12 },
   { requests: 200, capacity: 10, perSecond: 10, inFlight: 16 },
+  // A script's Promise.all over 100 items: with 8 connections (the simulator's concurrent
+  // client), and with nothing capping them (undici's default Agent).
+  { requests: 100, capacity: 10, perSecond: 10, inFlight: 8 },
+  { requests: 100, capacity: 10, perSecond: 10, inFlight: 100 },
   { requests: 100, capacity: 20, perSecond: 2, inFlight: 8 },
   { requests: 30, capacity: 1, perSecond: 1, inFlight: 4 },
 ]

@@ -91,10 +91,14 @@ export class OutcomeLog {
   /**
    * Admitted attempts per second over the last `windowMs`, or over the last `minCount`
    * admissions when those stretch further back (a slow lane sees one success a minute: a
-   * fixed window would read 0 or 1 of them). The span never starts before `since` and is
-   * never shorter than `minSpanMs`. A widened span starts `tickMs` before that admission, so that
-   * it counts: one clock tick on the caller's time scale (an absolute millisecond is a larger share
-   * of a faster quota's span, and the same admissions read as a different rate at another scale).
+   * fixed window would read 0 or 1 of them). The span never starts before `since`. It is never
+   * shorter than `minSpanMs` unless it holds `minCount` admissions: the floor keeps one early
+   * success from reading as a high rate, and with `minCount` of them the span they took is
+   * measured, not assumed (a lone script on a 10/s quota was admitted 29 times in 6 s, read as
+   * 2.9/s over the 10 s floor, and paced a third of its quota). A widened span starts `tickMs`
+   * before that admission, so that it counts: one clock tick on the caller's time scale (an
+   * absolute millisecond is a larger share of a faster quota's span, and the same admissions read
+   * as a different rate at another scale).
    */
   admittedPerSecond(now: number, windowMs: number, since: number, minSpanMs: number, minCount = 0, tickMs = 1): number {
     let start = now - windowMs
@@ -110,7 +114,12 @@ export class OutcomeLog {
         }
       }
     }
-    const span = Math.max(minSpanMs, now - Math.max(start, since))
+    const measuredMs = now - Math.max(start, since)
+    if (minCount > 0 && measuredMs > 0 && measuredMs < minSpanMs) {
+      const admitted = this.counts(now, measuredMs).admitted
+      if (admitted >= minCount) return admitted / (measuredMs / 1000)
+    }
+    const span = Math.max(minSpanMs, measuredMs)
     if (!(span > 0)) return 0
     return this.counts(now, span).admitted / (span / 1000)
   }

@@ -26,6 +26,19 @@ describe('outcome log', () => {
     expect(log.admittedPerSecond(2000, 60_000, 1500, 0)).toBeCloseTo(1 / 0.5, 12)
   })
 
+  it('measures the span of minCount admissions instead of assuming minSpanMs', () => {
+    const log = createOutcomeLog(100)
+    // A lone script on a fast quota: 29 admissions over 5.8 s since its first 429.
+    for (let i = 1; i <= 29; i++) log.add(i * 200, true)
+    expect(log.admittedPerSecond(6000, 60_000, 0, 10_000, 6)).toBeCloseTo(29 / 6, 12)
+    // Fewer than minCount in the short span: the floor still applies (5 over 10 s, not 5 over 1 s).
+    const few = createOutcomeLog(100)
+    for (let i = 1; i <= 5; i++) few.add(i * 200, true)
+    expect(few.admittedPerSecond(1000, 60_000, 0, 10_000, 6)).toBeCloseTo(0.5, 12)
+    // The same five with minCount 5 read their own span.
+    expect(few.admittedPerSecond(1000, 60_000, 0, 10_000, 5)).toBeCloseTo(5, 12)
+  })
+
   it('keeps at most maxEntries, and keeps time order under a clock that steps back', () => {
     const log = createOutcomeLog(3)
     for (let i = 0; i < 10; i++) log.add(i, true)
