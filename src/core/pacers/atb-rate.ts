@@ -102,6 +102,7 @@ export class OutcomeLog {
    */
   admittedPerSecond(now: number, windowMs: number, since: number, minSpanMs: number, minCount = 0, tickMs = 1): number {
     let start = now - windowMs
+    let minCountAt = -Infinity
     if (minCount > 0) {
       // Walk back to the minCount-th newest admission; if it is older than the window, widen.
       let seen = 0
@@ -109,17 +110,15 @@ export class OutcomeLog {
         const at = this.ring.timeAt(i)
         if (at > now || this.ring.valueAt(i) !== 1) continue
         if (++seen === minCount) {
+          minCountAt = at
           if (at <= start) start = at - tickMs
           break
         }
       }
     }
     const measuredMs = now - Math.max(start, since)
-    if (minCount > 0 && measuredMs > 0 && measuredMs < minSpanMs) {
-      const admitted = this.counts(now, measuredMs).admitted
-      if (admitted >= minCount) return admitted / (measuredMs / 1000)
-    }
-    const span = Math.max(minSpanMs, measuredMs)
+    // minCount admissions inside the span: it is measured, not floored.
+    const span = minCountAt > now - measuredMs ? measuredMs : Math.max(minSpanMs, measuredMs)
     if (!(span > 0)) return 0
     return this.counts(now, span).admitted / (span / 1000)
   }
