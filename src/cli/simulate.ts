@@ -10,6 +10,7 @@ import type { HeadlineBaseline } from '../sim/report/headline-comparison.js'
 import { renderMarkdown } from '../sim/report/markdown-report.js'
 import { withOptionsTable } from '../sim/report/options-table.js'
 import { scaleCharts } from '../sim/report/scale-report.js'
+import { scaleVerdictText } from '../sim/report/scale-verdict.js'
 import { renderRoutesSection, routesTableLines, ROUTES_TABLE_HEADER, type RoutesJson } from '../sim/routes/routes-report.js'
 import { ROUTES_SCENARIO } from '../sim/routes/routes-scenario.js'
 import { runRoutesGrid } from '../sim/routes/run-routes-grid.js'
@@ -57,6 +58,9 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
                                (e.g. the headline grid's leaky-bucket and sliding-window rows)
   --scale-rows FILE            the markdown report's scale section (and --svg its charts) from an
                                earlier --json file of the scale grids (repeatable)
+  --compare FILE               after the grid, its scale verdict beside an earlier --json file of the
+                               same grid (cells passing, scale-free breaks, every cell that changed);
+                               a grid over several --scale values prints the verdict alone
   --live                       run one scenario (default real-trace-800) in the simulator AND for real:
                                the shipped createClient against the local HTTP quota server, time
                                compressed (--time-scale, default 20), and print both side by side
@@ -147,6 +151,11 @@ export async function run(argv: string[]): Promise<number> {
       written.push(relative(process.cwd(), algorithms))
     }
   }
+  // The scale lines' verdict: the figures a pacer change is judged by (scale-verdict.ts).
+  if (values.compare !== undefined || specScales(spec).length > 1) {
+    const before = values.compare === undefined ? undefined : (await scaleRowsOf([values.compare])).rows
+    process.stderr.write(scaleVerdictText(result.rows, before))
+  }
   if (written.length === 0) process.stdout.write(summaryTable(result.rows))
   else process.stderr.write(`wrote ${written.join(', ')}\n`)
   return 0
@@ -174,6 +183,7 @@ function parse(argv: string[]) {
       svg: { type: 'string' },
       include: { type: 'string', multiple: true },
       'scale-rows': { type: 'string', multiple: true },
+      compare: { type: 'string' },
       live: { type: 'boolean' },
       'time-scale': { type: 'string' },
       routes: { type: 'boolean' },

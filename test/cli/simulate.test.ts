@@ -62,6 +62,25 @@ describe('polite-fetch simulate', () => {
     expect(await run([...small, '--scale', 'fast'])).toBe(1)
   })
 
+  it('prints the scale verdict after a multi-scale grid, and beside an earlier run with --compare', async () => {
+    const stderr = process.stderr.write as unknown as { mock: { calls: unknown[][] } }
+    const grid = [...small, '--workers', '1', '--scale', '1,10']
+    const earlier = join(dir, 'earlier.json')
+    let from = stderr.mock.calls.length
+    expect(await run([...grid, '--json', earlier])).toBe(0)
+    let said = stderr.mock.calls.slice(from).map((c) => String(c[0])).join('')
+    expect(said).toMatch(/atb: \d of 2 cells pass, \d scale-free breaks/)
+    expect(said).toMatch(/token-bucket-stepped status-only paper\s+k=1 \d\/1 {2}k=10 \d\/1/)
+    expect(said).toContain('(no aws-adaptive rows')
+    // The same grid against itself: the counts stand alone and no cell changed verdict.
+    from = stderr.mock.calls.length
+    expect(await run([...grid, '--json', join(dir, 'again.json'), '--compare', earlier])).toBe(0)
+    said = stderr.mock.calls.slice(from).map((c) => String(c[0])).join('')
+    expect(said).toMatch(/atb: \d of 2 cells pass/)
+    expect(said).not.toContain('→')
+    expect(said).not.toMatch(/now (passes|misses)/)
+  })
+
   it('runs the routes scenario with --routes, judged, and writes its rows', async () => {
     let printed = ''
     const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { printed += String(chunk); return true })
