@@ -5,7 +5,7 @@
 // render the whole report to see whether a try won or lost cells.
 import type { SimRow } from '../sim-row.js'
 import { REFERENCE_STRATEGY } from '../grid-spec.js'
-import { cellKey, judgeScale, scaleFreeBreaks, scaleLineFor, type ScaleCell } from './scale-judge.js'
+import { cellKey, judgeScale, scaleFreeBreaks, scaleLineFor, worseThanK1, type ScaleCell } from './scale-judge.js'
 
 /** Where a status-only line needs this peer and the grid did not run it, the comparison is skipped. */
 const PEER = 'aws-adaptive'
@@ -15,6 +15,8 @@ export interface StrategyVerdict {
   cells: number
   passing: number
   breaks: number
+  /** Cells worse than the same cell at k = 1 beyond the interval of the difference (the concurrent grid's line). */
+  worse: number
   /** Passing cells / cells, per `server feedback clientModel` group and scale (scales ascending). */
   groups: Array<{ group: string; byScale: Array<{ scale: number; passing: number; cells: number }> }>
 }
@@ -41,6 +43,7 @@ function verdictOf(strategy: string, cells: ScaleCell[]): StrategyVerdict {
     cells: cells.length,
     passing: cells.filter((c) => c.pass === true).length,
     breaks: scaleFreeBreaks(cells).length,
+    worse: worseThanK1(cells).length,
     groups: [...groups].map(([group, byScale]) => ({
       group,
       byScale: [...byScale].sort(([a], [b]) => a - b).map(([scale, t]) => ({ scale, ...t })),
@@ -79,7 +82,7 @@ export function scaleVerdictText(rows: readonly SimRow[], before?: readonly SimR
   for (const v of verdicts) {
     const old = earlier?.get(v.strategy)
     const was = (now: number, then: number | undefined) => (then === undefined || then === now ? `${now}` : `${then} → ${now}`)
-    out.push(`${v.strategy}: ${was(v.passing, old?.passing)} of ${v.cells} cells pass, ${was(v.breaks, old?.breaks)} scale-free breaks`)
+    out.push(`${v.strategy}: ${was(v.passing, old?.passing)} of ${v.cells} cells pass, ${was(v.breaks, old?.breaks)} scale-free breaks, ${was(v.worse, old?.worse)} worse than at k = 1`)
     for (const g of v.groups) {
       const oldGroup = old?.groups.find((x) => x.group === g.group)
       const cells = g.byScale.map((s) => {

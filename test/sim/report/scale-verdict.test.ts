@@ -16,7 +16,7 @@ describe('scaleVerdicts', () => {
   it('counts passing cells and scale-free breaks per strategy, by group and scale', () => {
     const [atb, ...others] = scaleVerdicts(grid(150))
     expect(others).toEqual([]) // UB and the peer have no scale lines
-    expect(atb).toMatchObject({ strategy: 'atb', cells: 2, passing: 1, breaks: 1 })
+    expect(atb).toMatchObject({ strategy: 'atb', cells: 2, passing: 1, breaks: 1, worse: 1 })
     expect(atb!.groups).toEqual([
       {
         group: 'token-bucket-continuous status-only paper',
@@ -34,7 +34,7 @@ describe('changedCells and scaleVerdictText', () => {
     expect(rest).toEqual([])
     expect(change).toMatchObject({ cell: { scale: 10, pass: true, throttled: 80 }, before: { pass: false, throttled: 150 } })
     const text = scaleVerdictText(after, before)
-    expect(text).toContain('atb: 1 → 2 of 2 cells pass, 1 → 0 scale-free breaks')
+    expect(text).toContain('atb: 1 → 2 of 2 cells pass, 1 → 0 scale-free breaks, 1 → 0 worse than at k = 1')
     expect(text).toContain('k=1 1/1  k=10 0 → 1/1')
     expect(text).toContain('now passes: real-trace-800 token-bucket-continuous status-only paper k=10: 150.0 → 80.0 429s')
   })
