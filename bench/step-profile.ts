@@ -22,7 +22,7 @@ import {
   type Feedback,
   type ServerKind,
 } from '../src/sim/index.js'
-import { DEFAULT_MAX_DURATION_MS, DEFAULT_ORIGIN_MS } from '../src/sim/run-simulation.js'
+import { DEFAULT_MAX_DURATION_MS, DEFAULT_ORIGIN_MS, DEFAULT_RTT_MS } from '../src/sim/run-simulation.js'
 
 const { values } = parseArgs({
   options: {
@@ -69,7 +69,7 @@ interface ProfileRow {
   rejected: number[]
 }
 
-const oracle = oracleSchedule({ workload, server: createServerModel(kind, quota, origin), clientModel: 'paper', rttMs: 20, originMs: origin })
+const oracle = oracleSchedule({ workload, server: createServerModel(kind, quota, origin), clientModel: 'paper', rttMs: DEFAULT_RTT_MS, originMs: origin })
 const arrived = perPeriod(workload.clients.flatMap((c) => c.arrivalsMs.map((ms) => ms + origin)))
 const rows: ProfileRow[] = [
   { name: 'oracle', completionMs: oracle.completionMs, overOracle: 1, throttled: 0, admitted: perPeriod(oracle.admittedAt.flat()), rejected: [] },
@@ -87,7 +87,7 @@ for (const name of values.strategy.split(',')) {
     clientModel: 'paper',
     signalPath: REAL_SIGNAL_PATH,
     seed,
-    rttMs: 20,
+    rttMs: DEFAULT_RTT_MS,
     originMs: origin,
     maxDurationMs,
     trace: (a) => {
