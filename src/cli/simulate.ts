@@ -42,7 +42,9 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
   --seeds N                    seeds per cell (default 30 for paper/headline, 5 for quick)
   --first-seed N               first seed (default 1)
   --scenario LIST              comma list of scenario names, or all (e.g. real-trace-800,synthetic-5c-500)
-  --strategy LIST              comma list (${strategyNames().join(', ')}); UB (exponential) always runs
+  --strategy LIST              comma list (${strategyNames().join(', ')}); UB (exponential) always runs;
+                               evaluation: atb-known-scale:scale*F (told F × the true scale) or
+                               atb-known-scale:KEY*F (one of atb's resolved values × F, e.g. growthPerSecond*0.5)
   --server LIST                comma list (${SERVER_KINDS.join(', ')})
   --feedback LIST              comma list (${FEEDBACK_MODES.join(', ')}), or all
   --client-model LIST          paper, concurrent, or all (default paper)

@@ -5,7 +5,7 @@
 // configured `token_rate`.
 import { aatb, atb, exponential, none, paperAatb, paperAtb, windowed } from '../core/pacers/index.js'
 import { createAtbPacer } from '../core/pacers/atb-adaptive.js'
-import { resolveAtbOptions } from '../core/pacers/atb-options.js'
+import { resolveAtbOptions, type ResolvedAtbOptions } from '../core/pacers/atb-options.js'
 import { PAPER_QUOTA } from './grid-spec.js'
 import type { PacerInit, Strategy } from '../core/types.js'
 import { createAggregator, PAPER_AGGREGATOR_OPTIONS } from '../telemetry/aggregator.js'
@@ -19,23 +19,16 @@ const plain = (name: string, label: string, make: () => Strategy): SimStrategy =
   setup: () => ({ strategy: make() }),
 })
 
+const KNOWN_SCALE = 'atb-known-scale'
+
 const REGISTRY: SimStrategy[] = [
   plain('exponential', 'UB', () => exponential()),
   plain('window', 'WB', () => windowed()),
   plain('atb-paper', 'ATB (paper)', () => paperAtb()),
   plain('atb', 'ATB (polite-fetch)', () => atb()),
-  {
-    // Evaluation only: the default ATB told the quota's true time scale instead of measuring it,
-    // so the scale grid shows what the measurement costs (docs/algorithms.md).
-    name: 'atb-known-scale',
-    label: 'ATB, time scale given',
-    setup: ({ quota }) => {
-      const options = resolveAtbOptions()
-      const scale = PAPER_QUOTA.perMinute / PAPER_QUOTA.capacity / (quota.perMinute / quota.capacity)
-      const create = (init: PacerInit) => Object.assign(createAtbPacer(options, init), { fleetTimeScale: scale })
-      return { strategy: { name: 'atb', create } }
-    },
-  },
+  // Evaluation only: the default ATB told the quota's true time scale instead of measuring it,
+  // so the scale grid shows what the measurement costs (docs/algorithms.md).
+  knownScale(),
   {
     name: 'aatb-paper',
     label: 'AATB (paper)',
@@ -61,7 +54,47 @@ const REGISTRY: SimStrategy[] = [
 ]
 
 export function lookupStrategy(name: string): SimStrategy | undefined {
-  return REGISTRY.find((s) => s.name === name)
+  return REGISTRY.find((s) => s.name === name) ?? knownScaleVariant(name)
+}
+
+
+/**
+ * `atb-known-scale`, or a variant of it with one input off by a factor: `atb-known-scale:scale*2`
+ * (the time scale it is told, × 2) or `atb-known-scale:growthPerSecond*0.5` (one duration, rate or
+ * count of the resolved options, × 0.5, on top of the true scale). Evaluation only: how sharply
+ * the default's fit depends on its time scale and on each value (docs/algorithms.md, "How sharp
+ * the k = 1 fit is").
+ */
+function knownScale(factorOf: { key: string; factor: number } | undefined = undefined, name = KNOWN_SCALE): SimStrategy {
+  return {
+    name,
+    label: factorOf === undefined ? 'ATB, time scale given' : `ATB, time scale given, ${factorOf.key} × ${factorOf.factor}`,
+    setup: ({ quota }) => {
+      const options: Record<string, unknown> = { ...resolveAtbOptions() }
+      let scale = PAPER_QUOTA.perMinute / PAPER_QUOTA.capacity / (quota.perMinute / quota.capacity)
+      if (factorOf?.key === 'scale') scale *= factorOf.factor
+      else if (factorOf !== undefined) options[factorOf.key] = (options[factorOf.key] as number) * factorOf.factor
+      const resolved = options as unknown as ResolvedAtbOptions
+      const create = (init: PacerInit) => Object.assign(createAtbPacer(resolved, init), { fleetTimeScale: scale })
+      return { strategy: { name: 'atb', create } }
+    },
+  }
+}
+
+/** `atb-known-scale:KEY*FACTOR` (see knownScale); undefined for any other name or an unknown key. */
+function knownScaleVariant(name: string): SimStrategy | undefined {
+  const match = /^atb-known-scale:(\w+)\*(\d+(?:\.\d+)?)$/.exec(name)
+  if (match === null) return undefined
+  const key = match[1]!
+  const factor = Number(match[2])
+  const numeric = typeof (resolveAtbOptions() as unknown as Record<string, unknown>)[key] === 'number'
+  if (!(factor > 0) || (key !== 'scale' && !numeric)) return undefined
+  return knownScale({ key, factor }, name)
+}
+
+/** Whether `name` is `atb-known-scale` or one of its variants (judged by the default's lines). */
+export function isKnownScale(name: string): boolean {
+  return name === KNOWN_SCALE || name.startsWith(`${KNOWN_SCALE}:`)
 }
 
 /** Every registered strategy name, in table order. */

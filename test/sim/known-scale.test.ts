@@ -66,6 +66,34 @@ describe('atb-known-scale', () => {
       expect(pacer.ratePerSecond * k).toBeCloseTo(waitsRate(), 6)
     }
   })
+
+  it('takes one input off by a factor: the told scale (`:scale*F`) or one resolved value (`:KEY*F`)', () => {
+    // Three admissions 1000 s apart and a 429: the cut lands on the rate floor, which runs on the scale.
+    const cutRate = (name: string, k: number) => {
+      const { strategy } = lookupStrategy(name)!.setup({ clients: 1, quota: scaleQuota(PAPER_QUOTA, k), seed: 1 })
+      const pacer = strategy.create({ now: T0, random: () => 0.5 })
+      let now = T0
+      for (let i = 0; i < 3; i++) {
+        pacer.onSend(now, 1)
+        pacer.onResult(now + 20, ok)
+        now += 1_000_000
+      }
+      pacer.onSend(now, 1)
+      pacer.onResult(now + 20, throttled)
+      return pacer.ratePerSecond
+    }
+    expect(cutRate('atb-known-scale', 1)).toBeCloseTo(0.01, 9)
+    // Told twice the true scale on the paper's quota: the same pacer as told the truth on a quota twice as slow.
+    expect(cutRate('atb-known-scale:scale*2', 1)).toBe(cutRate('atb-known-scale', 2))
+    expect(cutRate('atb-known-scale:scale*2', 1)).not.toBe(cutRate('atb-known-scale', 1))
+    expect(cutRate('atb-known-scale:scale*2', 1)).toBeCloseTo(0.005, 9)
+    // A rate floor 1000 × the default's (0.01/s) holds the cut at 10/s.
+    expect(cutRate('atb-known-scale:minRatePerSecond*1000', 1)).toBeCloseTo(10, 9)
+    expect(lookupStrategy('atb-known-scale:growthPerSecond*0.5')?.name).toBe('atb-known-scale:growthPerSecond*0.5')
+    for (const bad of ['atb-known-scale:nothing*2', 'atb-known-scale:scale*0', 'atb-known-scale:honourRetryAfter*2', 'atb-known-scale:scale', 'atb-known-scale:']) {
+      expect(lookupStrategy(bad)).toBeUndefined()
+    }
+  })
 })
 
 /** The rate the same script sets at k = 1 (the reference for the scaled runs). */

@@ -6,6 +6,7 @@
 // honours it (the harness holds every strategy to it) at the same k. Any run cut off by
 // the virtual-time limit makes its cell a miss.
 import { REFERENCE_STRATEGY } from '../grid-spec.js'
+import { isKnownScale } from '../strategies.js'
 import type { SimRow } from '../sim-row.js'
 import type { Feedback } from '../types.js'
 
@@ -44,7 +45,7 @@ export function aatbScaleLine(server: string, feedback: Feedback): ScaleLine | u
 }
 
 export function scaleLineFor(strategy: string): ((server: string, feedback: Feedback) => ScaleLine | undefined) | undefined {
-  if (strategy === 'atb' || strategy === 'atb-known-scale') return atbScaleLine
+  if (strategy === 'atb' || isKnownScale(strategy)) return atbScaleLine
   if (strategy === 'aatb') return aatbScaleLine
   return undefined
 }
