@@ -2,7 +2,9 @@
 // - free until the lane has seen congestion (429/503) or a quota hint;
 // - server guidance first: Retry-After gates the lane; with an announced quota rate the lane
 //   keeps to its share of what the fleet may spend (atb-quota.ts), otherwise remaining/reset
-//   is spread when the current pace would exhaust it;
+//   is spread when the current pace would exhaust it; a lump a long Retry-After names (a
+//   stepped quota's next step) is spent as it lands, one attempt per answer, while the lane's
+//   own attempts at named times say they bring lumps (atb-lump.ts);
 // - status-only inference: a token bucket whose rate is bounded by what the lane has
 //   actually been getting through, falls back to the admitted rate on a 429 (once per
 //   flight of in-flight requests; the first paced send drawn within one spacing), and
@@ -35,6 +37,7 @@ import {
 } from './atb-quota.js'
 import { OutcomeLog, TimeRing } from './atb-rate.js'
 import { LaneTimeScale, parseTimeScale, type TimeScaleState } from './atb-time-scale.js'
+import { LumpSpending } from './atb-lump.js'
 import { finiteIn, matchingState, pastTime } from './pacer-state.js'
 import type { ResolvedAtbOptions } from './atb-options.js'
 
@@ -153,6 +156,10 @@ class AtbPacer implements AtbLanePacer {
   private log: OutcomeLog | undefined = undefined
   /** Server guidance; allocated when a response first carries any. */
   private guidance: QuotaGuidance | undefined = undefined
+  /** Whether the lumps a long Retry-After names are spent as they land (atb-lump.ts). */
+  private readonly lump = new LumpSpending()
+  /** The round trip of the lane's last attempt answered with no other out: a lump's pace. */
+  private answerMs = 0
 
   constructor(
     private readonly o: ResolvedAtbOptions,
@@ -252,6 +259,26 @@ class AtbPacer implements AtbLanePacer {
    */
   private lumpCut(): boolean {
     return this.lumpCutOn(this.scale())
+  }
+
+  /**
+   * Whether the lane spends a lump the server named: congested, its last cut a lump's, lumps
+   * trusted, and no fleet share to keep to (with AATB's aggregate the fleet's view spreads a step
+   * over its lanes; one lane's own evidence does not override it).
+   */
+  private spendingLump(): boolean {
+    return this.fleetShare === undefined && this.congested() && this.lumpCut() && this.lump.trusted()
+  }
+
+  /**
+   * A 429 ended the lump the lane was spending: the quota ran out, which says nothing about the
+   * lane's rate. A long Retry-After names the next lump; a short one (or none) says the quota comes
+   * back unit by unit, and the lane paces again.
+   */
+  private lumpRanOut(now: number, signal: Signal): void {
+    this.cut.retryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
+    if (signal.retryAt !== undefined && this.lumpCut()) this.lump.named(signal.retryAt)
+    else this.lump.trickled()
   }
 
   /** Whether the last cut's Retry-After is long on time scale `scale` (see lumpCut). */
@@ -381,6 +408,7 @@ class AtbPacer implements AtbLanePacer {
     const burst = first && this.inFlight > 0 && this.o.burstStartGrowth > 1
     const next = first ? this.firstCutRate(now, measured, burst) : this.nextCutRate(now, since, measured)
     this.applyCut(now, next)
+    if (signal.retryAt !== undefined && this.lumpCut()) this.lump.named(signal.retryAt)
     this.firstPacedSend(now, signal, first, measured, burst)
     this.bucket.refilledAt = now
     this.cut.echoes = Math.max(0, this.inFlight)
@@ -544,6 +572,8 @@ class AtbPacer implements AtbLanePacer {
       spread = this.spreadMs(guidance, now, units)
     }
     if (!this.congested() || this.calm(now)) return Math.ceil(spread)
+    // A named lump is spent one attempt at a time, as fast as the answers come.
+    if (this.spendingLump()) return Math.ceil(Math.max(spread, this.inFlight > 0 ? Math.max(1, this.answerMs) : 0))
     return Math.ceil(Math.max(this.bucketDelayMs(now, units), spread))
   }
 
@@ -565,6 +595,7 @@ class AtbPacer implements AtbLanePacer {
     const units = Math.max(0, cost)
     if (this.calm(now)) this.becomeCalm()
     if (this.congested()) this.pacedSend(now, units)
+    this.lump.sent(now)
     this.timeScale.noteSend(now, this.inFlight, this.firstAdmittedAt !== undefined)
     this.inFlight++
     if (this.guidance !== undefined) noteSent(this.guidance, units, now)
@@ -579,7 +610,8 @@ class AtbPacer implements AtbLanePacer {
     if (this.usingRate(gapMs, units)) this.grow(now, gapMs)
     // Back from a quiet spell: no more than a margin over what has been getting through.
     else this.bucket.rate = Math.min(this.bucket.rate, this.ceiling(now))
-    this.bucket.tokens = have - units
+    // Spending a lump runs up no debt: the bucket resumes where it was when the lump runs out.
+    this.bucket.tokens = this.spendingLump() ? Math.max(0, have - units) : have - units
     this.bucket.refilledAt = now
     this.slowStart.sendRate = this.bucket.rate
   }
@@ -614,6 +646,8 @@ class AtbPacer implements AtbLanePacer {
 
   onResult(now: number, signal: Signal): void {
     this.inFlight = Math.max(0, this.inFlight - 1)
+    if (this.inFlight === 0 && this.lastSendAt !== undefined) this.answerMs = now - this.lastSendAt
+    if (signal.kind !== 'error') this.lump.answered(signal.kind === 'ok')
     this.timeScale.noteAnswer(now, this.lastSendAt, this.inFlight === 0)
     this.absorb(now, signal)
     if (signal.kind === 'ok') {
@@ -628,7 +662,8 @@ class AtbPacer implements AtbLanePacer {
       // it knows the rate, the reset and reads the fleet. Only a 429 with units left (another
       // limit) is evidence for status-only inference. (Stepped quotas were once left to the
       // inference too: with RateLimit headers that took 1.16–1.38 × the oracle at k = 1.)
-      if (!explainedByQuota(signal)) this.congestionEvent(now, signal)
+      if (this.spendingLump()) this.lumpRanOut(now, signal)
+      else if (!explainedByQuota(signal)) this.congestionEvent(now, signal)
     }
     // 'error': a transport failure says nothing about the quota.
   }
@@ -646,7 +681,7 @@ class AtbPacer implements AtbLanePacer {
     const o = this.o
     let delay = 0
     const congestion = signal.kind === 'throttled' || signal.kind === 'overloaded'
-    if (this.congested() && congestion && failures > 1 && this.hasEvidence(now, this.cut.since)) {
+    if (this.congested() && congestion && failures > 1 && this.hasEvidence(now, this.cut.since) && !this.spendingLump()) {
       delay = this.requestBackoffMs(now, failures)
     }
     if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {

@@ -1,0 +1,156 @@
+// Spending a lump the server named (atb-lump.ts): on a bucket refilled in steps that answers
+// 429s with Retry-After only, the default ATB waits for the step the server names and then
+// spends it as its answers come; a 429 that ends the lump is not congestion; attempts refused at
+// named times (a sliding window's trickle) make the lane pace again. Manual clock, no sleeping.
+import { describe, expect, it } from 'vitest'
+import { LumpSpending } from '../../../src/core/pacers/atb-lump.js'
+import { atb } from '../../../src/core/pacers/atb.js'
+import type { Pacer, Signal } from '../../../src/core/types.js'
+import { tokenBucket } from '../../../src/sim/servers/token-bucket.js'
+
+const T0 = 1_700_000_000_000
+const RTT_MS = 20
+const ok: Signal = { kind: 'ok', status: 200 }
+const throttled = (retryAt: number): Signal => ({ kind: 'throttled', status: 429, retryAt })
+
+/**
+ * `lanes` lanes, each with a backlog and one attempt out at a time, sharing a stepped bucket (100
+ * units, 80 every 60 s × k) that answers 429s with Retry-After only, in whole seconds: the units
+ * admitted and the 429s per step, over all lanes.
+ */
+function steppedRun(k: number, steps: number, lanes: number): { admitted: number[]; throttled: number[] } {
+  const stepMs = 60_000 * k
+  const server = tokenBucket({ capacity: 100, perMinute: 80 / k, refill: 'stepped', stepIntervalMs: stepMs, now: T0 })
+  const pacers = Array.from({ length: lanes }, (_, i) => atb().create({ now: T0, random: () => (i + 0.5) / lanes }))
+  const readyAt = pacers.map((_, i) => T0 + i)
+  const admitted = new Array<number>(steps).fill(0)
+  const refused = new Array<number>(steps).fill(0)
+  for (;;) {
+    const lane = readyAt.indexOf(Math.min(...readyAt))
+    const pacer = pacers[lane]!
+    let now = readyAt[lane]!
+    if (now >= T0 + steps * stepMs) break
+    const wait = pacer.delayMs(now, 1)
+    if (wait > 0) {
+      readyAt[lane] = now + wait
+      continue
+    }
+    pacer.onSend(now, 1)
+    const a = server.admit(now, 1)
+    const step = Math.floor((now - T0) / stepMs)
+    now += RTT_MS
+    if (a.admitted) admitted[step]!++
+    else refused[step]!++
+    pacer.onResult(now, a.admitted ? ok : throttled(now + Math.ceil((a.retryAfterMs ?? 1000) / 1000) * 1000))
+    readyAt[lane] = now
+  }
+  return { admitted, throttled: refused }
+}
+
+/** Send and answer one attempt at `now` (after the pacer's wait); returns the time of the answer. */
+function attempt(pacer: Pacer, now: number, signal: (at: number) => Signal): number {
+  const at = now + pacer.delayMs(now, 1)
+  pacer.onSend(at, 1)
+  pacer.onResult(at + RTT_MS, signal(at + RTT_MS))
+  return at + RTT_MS
+}
+
+describe('spending a named lump', () => {
+  it('spends every step of a stepped bucket as it lands, 20 lanes sharing it, at k = 0.1, 1 and 10', () => {
+    // (At k = 0.1, a step every 6 s, the lanes' buckets spent 40, 20, 20, 40, 20 of each 80 before.)
+    for (const k of [0.1, 1, 10]) {
+      const { admitted, throttled: refused } = steppedRun(k, 6, 20)
+      // The first period holds the full bucket; every later one brings exactly one step, all spent.
+      expect(admitted[0]).toBe(100)
+      for (let step = 1; step < 6; step++) expect(admitted[step]).toBe(80)
+      // Each lane meets at most one 429 per step: its lump runs out, and it waits for the next step.
+      for (let step = 1; step < 6; step++) expect(refused[step]).toBeLessThanOrEqual(20)
+    }
+  })
+
+  it('takes the 429 that ends a lump for the lump running out, not for a rate too high', () => {
+    const pacer = atb().create({ now: T0, random: () => 0.5 })
+    let now = T0
+    for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000
+    // The first lump's 429 cuts the rate and names the next step, 40 s away.
+    now = attempt(pacer, now, (at) => throttled(at + 40_000))
+    const cutRate = pacer.ratePerSecond
+    expect(pacer.delayMs(now, 1)).toBeGreaterThan(39_000)
+    now += pacer.delayMs(now, 1)
+    // At the named time the lane spends the lump: each answer lets the next attempt go at once.
+    for (let i = 0; i < 5; i++) {
+      now = attempt(pacer, now, () => ok)
+      expect(pacer.delayMs(now, 1)).toBe(0)
+    }
+    // The lump runs out: the server names the next one, and the rate is not cut again.
+    now = attempt(pacer, now, (at) => throttled(at + 30_000))
+    expect(pacer.ratePerSecond).toBeGreaterThanOrEqual(cutRate)
+    expect(pacer.delayMs(now, 1)).toBeGreaterThan(29_000)
+  })
+
+  it('takes 429s for congestion again once two attempts in a row are refused at the times the server named', () => {
+    const pacer = atb().create({ now: T0, random: () => 0.5 })
+    let now = T0
+    for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000
+    now = attempt(pacer, now, (at) => throttled(at + 40_000))
+    const cutRate = pacer.ratePerSecond
+    // The attempt at the named time is refused with another long wait (a window that lets one unit
+    // back at a time): still trusted as a lump's end, no cut.
+    now = attempt(pacer, now, (at) => throttled(at + 40_000))
+    expect(pacer.ratePerSecond).toBeCloseTo(cutRate, 9)
+    // Refused again at the next named time: no longer a lump's end but congestion, and the rate is cut.
+    now = attempt(pacer, now, (at) => throttled(at + 40_000))
+    expect(pacer.ratePerSecond).toBeLessThan(cutRate)
+  })
+
+  it('paces again when a lump ends with a short Retry-After (units come back one by one)', () => {
+    const pacer = atb().create({ now: T0, random: () => 0.5 })
+    let now = T0
+    for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000
+    now = attempt(pacer, now, (at) => throttled(at + 40_000))
+    now = attempt(pacer, now, () => ok)
+    expect(pacer.delayMs(now, 1)).toBe(0)
+    now = attempt(pacer, now, (at) => throttled(at + 1000))
+    now += pacer.delayMs(now, 1)
+    now = attempt(pacer, now, () => ok)
+    expect(pacer.delayMs(now, 1)).toBeGreaterThan(0)
+  })
+})
+
+describe('LumpSpending', () => {
+  it('trusts named times until two attempts at them in a row are refused, and again after one is admitted', () => {
+    const lump = new LumpSpending()
+    expect(lump.trusted()).toBe(true)
+    for (const admitted of [false, false]) {
+      lump.named(T0 + 1000)
+      lump.sent(T0 + 1000)
+      lump.answered(admitted)
+    }
+    expect(lump.trusted()).toBe(false)
+    lump.named(T0 + 5000)
+    lump.sent(T0 + 5000)
+    lump.answered(true)
+    expect(lump.trusted()).toBe(true)
+  })
+
+  it('judges only the first attempt sent at or after the named time', () => {
+    const lump = new LumpSpending()
+    lump.named(T0 + 1000)
+    lump.sent(T0 + 500) // before the named time: not the probe
+    lump.answered(false)
+    lump.sent(T0 + 1000)
+    lump.answered(false)
+    lump.answered(false) // no probe out: ignored
+    expect(lump.trusted()).toBe(true)
+  })
+
+  it('stops trusting after a trickle until an attempt at a named time is admitted', () => {
+    const lump = new LumpSpending()
+    lump.trickled()
+    expect(lump.trusted()).toBe(false)
+    lump.named(T0)
+    lump.sent(T0)
+    lump.answered(true)
+    expect(lump.trusted()).toBe(true)
+  })
+})
