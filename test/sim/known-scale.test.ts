@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { createAtbPacer } from '../../src/core/pacers/atb-adaptive.js'
 import { resolveAtbOptions } from '../../src/core/pacers/atb-options.js'
-import type { Signal } from '../../src/core/types.js'
+import type { Pacer, Signal } from '../../src/core/types.js'
 import { PAPER_QUOTA } from '../../src/sim/grid-spec.js'
 import { scaleQuota } from '../../src/sim/scale-run.js'
 import { lookupStrategy } from '../../src/sim/strategies.js'
@@ -71,16 +71,7 @@ describe('atb-known-scale', () => {
     // Three admissions 1000 s apart and a 429: the cut lands on the rate floor, which runs on the scale.
     const cutRate = (name: string, k: number) => {
       const { strategy } = lookupStrategy(name)!.setup({ clients: 1, quota: scaleQuota(PAPER_QUOTA, k), seed: 1 })
-      const pacer = strategy.create({ now: T0, random: () => 0.5 })
-      let now = T0
-      for (let i = 0; i < 3; i++) {
-        pacer.onSend(now, 1)
-        pacer.onResult(now + 20, ok)
-        now += 1_000_000
-      }
-      pacer.onSend(now, 1)
-      pacer.onResult(now + 20, throttled)
-      return pacer.ratePerSecond
+      return rateAfterCut(strategy.create({ now: T0, random: () => 0.5 }), 3, 1_000_000)
     }
     expect(cutRate('atb-known-scale', 1)).toBeCloseTo(0.01, 9)
     // Told twice the true scale on the paper's quota: the same pacer as told the truth on a quota twice as slow.
@@ -98,12 +89,16 @@ describe('atb-known-scale', () => {
 
 /** The rate the same script sets at k = 1 (the reference for the scaled runs). */
 function waitsRate(): number {
-  const pacer = Object.assign(createAtbPacer(resolveAtbOptions(), { now: T0, random: () => 0.5 }), { fleetTimeScale: 1 })
+  return rateAfterCut(Object.assign(createAtbPacer(resolveAtbOptions(), { now: T0, random: () => 0.5 }), { fleetTimeScale: 1 }), 10, 2000)
+}
+
+/** The pacer's rate after `admissions` admissions `gapMs` apart and then a 429 (each answered 20 ms after its send). */
+function rateAfterCut(pacer: Pacer, admissions: number, gapMs: number): number {
   let now = T0
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < admissions; i++) {
     pacer.onSend(now, 1)
     pacer.onResult(now + 20, ok)
-    now += 2000
+    now += gapMs
   }
   pacer.onSend(now, 1)
   pacer.onResult(now + 20, throttled)
