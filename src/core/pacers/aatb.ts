@@ -212,7 +212,7 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
 
   function fleetDelayMs(now: number, cost: number): number {
     const share = holdingShare(now)
-    if (share === undefined || serverCountAllows(now, cost)) return 0
+    if (share === undefined || serverCountAllows(now, cost) || base.spendsLump) return 0
     const ownSpacingMs = evidence.spacingMs()
     // Before a lane has a spacing of its own (two sends) the bound is in aggregator windows: the
     // cadence at which the lane hears the fleet. Admitted, such a send refutes it all the same.
@@ -340,7 +340,10 @@ export function createAatbPacer(o: ResolvedAatbOptions, innerOptions: ResolvedAt
     },
     onAggregate(now, next) {
       if (!isSaneAggregate(next)) return
-      if (next.quotaPerSecond !== undefined) base.fleetTimeScale = fleetTimeScale(next.quotaPerSecond, shareOf(next), evidence.admittedPerSecond(now))
+      if (next.quotaPerSecond !== undefined) {
+        base.fleetTimeScale = fleetTimeScale(next.quotaPerSecond, shareOf(next), evidence.admittedPerSecond(now))
+        base.fleetQuotaScale = fleetTimeScale(next.quotaPerSecond, undefined, evidence.admittedPerSecond(now))
+      }
       aggregate = { ...next }
       aggregateAt = now
       unansweredReports = 0

@@ -88,11 +88,15 @@ export interface AtbLanePacer extends Pacer {
    * measuring the time scale costs"); an announced RateLimit-Policy window still comes first.
    */
   fleetTimeScale: number | undefined
+  /** The fleet's quota's time scale, as `fleetTimeScale` but not discounted for a light lane (AATB). */
+  fleetQuotaScale: number | undefined
   /**
    * What a live RateLimit hint says: the units the server counted as left, and the lane's own
    * sends since that count (not yet in it); undefined without a live hint.
    */
   serverCount(now: number): { remaining: number; sentSince: number } | undefined
+  /** Whether the lane is spending a lump the server named (one attempt at a time, as the answers come). */
+  readonly spendsLump: boolean
 }
 
 export function createAtbPacer(o: ResolvedAtbOptions, init: PacerInit): AtbLanePacer {
@@ -137,6 +141,7 @@ interface SlowStartClock {
 class AtbPacer implements AtbLanePacer {
   fleetShare: number | undefined = undefined
   fleetTimeScale: number | undefined = undefined
+  fleetQuotaScale: number | undefined = undefined
   /** Where the lane is in its life (see AtbPhase). */
   private phase: AtbPhase = 'free'
   private readonly bucket: Bucket
@@ -263,11 +268,16 @@ class AtbPacer implements AtbLanePacer {
 
   /**
    * Whether the lane spends a lump the server named: congested, its last cut a lump's, lumps
-   * trusted, and no fleet share to keep to (with AATB's aggregate the fleet's view spreads a step
-   * over its lanes; one lane's own evidence does not override it).
+   * trusted. AATB's fleet share yields to it as to the server's count: a lane that kept to its
+   * share left each step's surplus to come back at the share's pace (stepped Retry-After: 1.11–1.31
+   * × the oracle at every k, 3 of 15 cells).
    */
   private spendingLump(): boolean {
-    return this.fleetShare === undefined && this.congested() && this.lumpCut() && this.lump.trusted()
+    return this.congested() && this.lumpCut() && this.lump.trusted()
+  }
+
+  get spendsLump(): boolean {
+    return this.spendingLump()
   }
 
   /**
@@ -354,11 +364,20 @@ class AtbPacer implements AtbLanePacer {
     const windowMs = this.guidance?.windowMs
     if (windowMs !== undefined) return windowMs / MEASURED_WINDOW_MS
     const measured = this.fleetTimeScale ?? this.timeScale.value
-    // A quota that comes back in lumps (the last cut's Retry-After is long on the lane's scale:
-    // a stepped bucket's time to its next step) gates the lane itself; the lane's own durations
-    // are never stretched past their k = 1 values there (stretched, stepped Retry-After runs took
-    // 1.1–1.3 × the oracle at k = 10 and 60, where they met the line unstretched).
-    return this.lumpCutOn(measured) ? 1 : measured
+    // A quota that comes back in lumps (the last cut's Retry-After is long on the quota's scale:
+    // a stepped bucket's time to its next step) gates the lane itself. Alone, the lane's own
+    // durations are never stretched past their k = 1 values there (stretched, stepped
+    // Retry-After runs took 1.1–1.3 × the oracle at k = 10 and 60, where they met the line
+    // unstretched). With AATB's fleet view, "long" is judged on the fleet's quota scale, not on
+    // the lane's trust-discounted one, which stretches a light lane's durations many times past
+    // the quota's: on it a light lane read no step of an 80-per-hour quota as a lump and backed
+    // off for hours (one lane of real-trace-800 at k = 60 waited 12 h). While it spends lumps it
+    // trusts, the lane runs on that fleet scale (at 1 instead, AATB's stepped Retry-After cells at
+    // k = 10 and 60 took 1.11–1.24 × the oracle where the fleet scale met 1.10: 8 cells); the
+    // server's Retry-After gates each lump, so an aggregate can only time the lane within it.
+    const quotaScale = this.fleetQuotaScale ?? measured
+    if (this.lumpCutOn(quotaScale)) return this.fleetQuotaScale !== undefined && this.lump.trusted() ? this.fleetQuotaScale : 1
+    return measured
   }
 
   /** A duration of the options, on the lane's time scale. */

@@ -4,8 +4,10 @@
 // named times (a sliding window's trickle) make the lane pace again. Manual clock, no sleeping.
 import { describe, expect, it } from 'vitest'
 import { LumpSpending } from '../../../src/core/pacers/atb-lump.js'
+import { aatb } from '../../../src/core/pacers/aatb.js'
 import { atb } from '../../../src/core/pacers/atb.js'
-import type { Pacer, Signal } from '../../../src/core/types.js'
+import type { Aggregate, Pacer, Signal, Strategy } from '../../../src/core/types.js'
+import { windowForQuota } from '../../../src/telemetry/aggregator-windows.js'
 import { tokenBucket } from '../../../src/sim/servers/token-bucket.js'
 
 const T0 = 1_700_000_000_000
@@ -18,10 +20,12 @@ const throttled = (retryAt: number): Signal => ({ kind: 'throttled', status: 429
  * units, 80 every 60 s × k) that answers 429s with Retry-After only, in whole seconds: the units
  * admitted and the 429s per step, over all lanes.
  */
-function steppedRun(k: number, steps: number, lanes: number): { admitted: number[]; throttled: number[] } {
+function steppedRun(k: number, steps: number, lanes: number, strategy: Strategy = atb(), fleet?: (laneIndex: number) => Aggregate): { admitted: number[]; throttled: number[] } {
   const stepMs = 60_000 * k
   const server = tokenBucket({ capacity: 100, perMinute: 80 / k, refill: 'stepped', stepIntervalMs: stepMs, now: T0 })
-  const pacers = Array.from({ length: lanes }, (_, i) => atb().create({ now: T0, random: () => (i + 0.5) / lanes }))
+  const pacers = Array.from({ length: lanes }, (_, i) => strategy.create({ now: T0, random: () => (i + 0.5) / lanes }))
+  // The fleet's view, as an aggregator would answer each lane's report (one at the start, one per step).
+  const told = new Array<number>(lanes).fill(-1)
   const readyAt = pacers.map((_, i) => T0 + i)
   const admitted = new Array<number>(steps).fill(0)
   const refused = new Array<number>(steps).fill(0)
@@ -30,6 +34,11 @@ function steppedRun(k: number, steps: number, lanes: number): { admitted: number
     const pacer = pacers[lane]!
     let now = readyAt[lane]!
     if (now >= T0 + steps * stepMs) break
+    const period = Math.floor((now - T0) / stepMs)
+    if (fleet !== undefined && told[lane] !== period) {
+      told[lane] = period
+      pacer.onAggregate!(now, fleet(lane))
+    }
     const wait = pacer.delayMs(now, 1)
     if (wait > 0) {
       readyAt[lane] = now + wait
@@ -66,6 +75,72 @@ describe('spending a named lump', () => {
       // Each lane meets at most one 429 per step: its lump runs out, and it waits for the next step.
       for (let step = 1; step < 6; step++) expect(refused[step]).toBeLessThanOrEqual(20)
     }
+  })
+
+  it('spends a named lump with AATB too, past the fleet share it keeps to otherwise, at k = 0.1, 1, 10 and 60', () => {
+    // Before, a lane keeping to a fleet share never spent a lump: each step came back at the
+    // share's pace (stepped Retry-After cells: 1.11–1.31 × the oracle at every k).
+    for (const k of [0.1, 1, 10, 60]) {
+      const quotaPerSecond = 80 / 60 / k
+      const share = quotaPerSecond / 20 // one attempt per 15 s × k
+      const pacer = aatb().create({ now: T0, random: () => 0.5 })
+      let now = T0
+      for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000 * k
+      pacer.onAggregate!(now, {
+        activeClients: 20,
+        totalAttempts: 40,
+        throttledReports: 5,
+        windowMs: windowForQuota(quotaPerSecond),
+        quotaPerSecond,
+        fairSharePerSecond: share,
+      })
+      // The server names the next step, 40 s × k away (two thirds of its 60 s × k interval).
+      now = attempt(pacer, now, (at) => throttled(at + 40_000 * k))
+      const named = now + 40_000 * k
+      now = attempt(pacer, now, () => ok)
+      expect(now).toBeGreaterThanOrEqual(named)
+      // At the named time the lane spends the lump as its answers come, not one per share spacing.
+      for (let i = 0; i < 5; i++) {
+        expect(pacer.delayMs(now, 1)).toBe(0)
+        now = attempt(pacer, now, () => ok)
+      }
+      // The lump runs out: the server names the next step, and the lane waits for it.
+      now = attempt(pacer, now, (at) => throttled(at + 50_000 * k))
+      expect(pacer.delayMs(now, 1)).toBeGreaterThan(49_000 * k)
+    }
+  })
+
+  it('judges a Retry-After long on the fleet\'s scale, not on a light lane\'s trust-discounted one', () => {
+    // A light lane (admitted far below the share the fleet gives it) runs on a scale the fleet's
+    // trust stretches many times past the quota's, and on it no step of an 80-per-hour quota
+    // looked long: the lane read each 429 as a continuous quota's and backed off for hours.
+    const k = 60
+    const quotaPerSecond = 80 / 60 / k
+    const pacer = aatb().create({ now: T0, random: () => 0.5 })
+    const aggregate: Aggregate = {
+      activeClients: 2,
+      totalAttempts: 4,
+      throttledReports: 1,
+      windowMs: windowForQuota(quotaPerSecond),
+      quotaPerSecond,
+      fairSharePerSecond: quotaPerSecond / 2,
+    }
+    let now = T0
+    // Two admissions an hour apart: the lane's own admitted rate is a small fraction of its share.
+    now = attempt(pacer, now, () => ok) + 3_600_000
+    now = attempt(pacer, now, () => ok)
+    pacer.onAggregate!(now, aggregate)
+    // The step lands in 5 min (a tenth of the 60 min step); the lane waits for it and spends it.
+    now = attempt(pacer, now, (at) => throttled(at + 300_000))
+    const named = now + 300_000
+    const wait = pacer.delayMs(now, 1)
+    expect(wait).toBeGreaterThanOrEqual(300_000 - 1000)
+    expect(wait).toBeLessThanOrEqual(300_000 + 1000)
+    now = attempt(pacer, now, () => ok)
+    expect(now).toBeGreaterThanOrEqual(named)
+    expect(pacer.delayMs(now, 1)).toBe(0)
+    now = attempt(pacer, now, () => ok)
+    expect(pacer.delayMs(now, 1)).toBe(0)
   })
 
   it('takes the 429 that ends a lump for the lump running out, not for a rate too high', () => {
