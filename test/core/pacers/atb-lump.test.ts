@@ -110,6 +110,29 @@ describe('spending a named lump', () => {
     }
   })
 
+  it('keeps an AATB lane to its fleet share where its part of the named lump is under one unit', () => {
+    // 200 lanes on 80 per minute: a lane's fair part of 40 s of refill is a quarter of a unit. Were
+    // every such lane to spend the step as it lands, the fleet would herd into it (100 lanes of 8
+    // requests on a stepped bucket: 60 → 373 429s a run, 1.13 → 1.20 × the oracle).
+    const quotaPerSecond = 80 / 60
+    const share = quotaPerSecond / 200
+    const pacer = aatb().create({ now: T0, random: () => 0.5 })
+    let now = T0
+    for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000
+    pacer.onAggregate!(now, {
+      activeClients: 200,
+      totalAttempts: 400,
+      throttledReports: 5,
+      windowMs: windowForQuota(quotaPerSecond),
+      quotaPerSecond,
+      fairSharePerSecond: share,
+    })
+    now = attempt(pacer, now, (at) => throttled(at + 40_000))
+    now = attempt(pacer, now, () => ok)
+    // Past the named time, the next send waits for the share's spacing, not for the answer.
+    expect(pacer.delayMs(now, 1)).toBeGreaterThan(1000)
+  })
+
   it('judges a Retry-After long on the fleet\'s scale, not on a light lane\'s trust-discounted one', () => {
     // A light lane (admitted far below the share the fleet gives it) runs on a scale the fleet's
     // trust stretches many times past the quota's, and on it no step of an 80-per-hour quota
