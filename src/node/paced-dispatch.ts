@@ -17,6 +17,7 @@ import { AttemptHandler, type AttemptOwner, type DeliveryTarget } from './attemp
 import type { GiveUpMode } from '../client/limiter-types.js'
 import { isIdempotent, parseRawHeaders, type RawHeaders } from './dispatch-request.js'
 import { bufferBody, isReplayableBody } from './replayable-body.js'
+import { withSharedShape } from './dispatch-options.js'
 
 /** Both handler APIs of undici 7 (a caller's handler has one of them, or both). */
 export interface CallerHandler
@@ -130,7 +131,8 @@ export class PacedDispatch
       return false
     }
     if (read === undefined || this.#aborted) return false
-    this.#opts = { ...this.#opts, body: read.body as Dispatcher.DispatchOptions['body'] }
+    // A spread gives its object a shape of its own: re-shared (see dispatch-options.ts).
+    this.#opts = withSharedShape({ ...this.#opts, body: read.body as Dispatcher.DispatchOptions['body'] })
     this.#replayable = read.replayable
     return true
   }

@@ -9,6 +9,7 @@ import { type LimiterOptions, type ResolvedClientOptions, resolveClientOptions }
 import { RouteScopes } from '../core/scope.js'
 import { originScope, readRawResponseSignalsAt } from './dispatch-request.js'
 import { type CallerHandler, PacedDispatch, type PacingContext } from './paced-dispatch.js'
+import { withSharedShape } from './dispatch-options.js'
 
 export interface PoliteOptions extends LimiterOptions {
   /**
@@ -75,7 +76,8 @@ export function createPacing(options: PoliteOptions): Pacing {
 
   const pace = (dispatch: Dispatcher.Dispatch, refusal?: () => Error | undefined): Dispatcher.Dispatch => {
     const context: PacingContext = { dispatch, readSignals: readRawResponseSignalsAt, now, discardMaxBytes, learn, maxBodyBytes, giveUp }
-    return function politeDispatch(opts, handler) {
+    return function politeDispatch(given, handler) {
+      const opts = withSharedShape(given)
       // Upgrades and CONNECT tunnels hold a socket, not a request/response: not paced.
       if (opts.upgrade || opts.method === 'CONNECT') return dispatch(opts, handler)
       const paced = new PacedDispatch(opts, handler as CallerHandler, context)
