@@ -56,6 +56,18 @@ function steppedRun(k: number, steps: number, lanes: number, strategy: Strategy 
   return { admitted, throttled: refused }
 }
 
+/** A congested fleet's aggregate: `clients` sharing `quotaPerSecond` equally. */
+function fleet(clients: number, quotaPerSecond: number): Aggregate {
+  return {
+    activeClients: clients,
+    totalAttempts: 2 * clients,
+    throttledReports: 5,
+    windowMs: windowForQuota(quotaPerSecond),
+    quotaPerSecond,
+    fairSharePerSecond: quotaPerSecond / clients,
+  }
+}
+
 /** Send and answer one attempt at `now` (after the pacer's wait); returns the time of the answer. */
 function attempt(pacer: Pacer, now: number, signal: (at: number) => Signal): number {
   const at = now + pacer.delayMs(now, 1)
@@ -82,18 +94,10 @@ describe('spending a named lump', () => {
     // share's pace (stepped Retry-After cells: 1.11–1.31 × the oracle at every k).
     for (const k of [0.1, 1, 10, 60]) {
       const quotaPerSecond = 80 / 60 / k
-      const share = quotaPerSecond / 20 // one attempt per 15 s × k
       const pacer = aatb().create({ now: T0, random: () => 0.5 })
       let now = T0
       for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000 * k
-      pacer.onAggregate!(now, {
-        activeClients: 20,
-        totalAttempts: 40,
-        throttledReports: 5,
-        windowMs: windowForQuota(quotaPerSecond),
-        quotaPerSecond,
-        fairSharePerSecond: share,
-      })
+      pacer.onAggregate!(now, fleet(20, quotaPerSecond))
       // The server names the next step, 40 s × k away (two thirds of its 60 s × k interval).
       now = attempt(pacer, now, (at) => throttled(at + 40_000 * k))
       const named = now + 40_000 * k
@@ -115,18 +119,10 @@ describe('spending a named lump', () => {
     // every such lane to spend the step as it lands, the fleet would herd into it (100 lanes of 8
     // requests on a stepped bucket: 60 → 373 429s a run, 1.13 → 1.20 × the oracle).
     const quotaPerSecond = 80 / 60
-    const share = quotaPerSecond / 200
     const pacer = aatb().create({ now: T0, random: () => 0.5 })
     let now = T0
     for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000
-    pacer.onAggregate!(now, {
-      activeClients: 200,
-      totalAttempts: 400,
-      throttledReports: 5,
-      windowMs: windowForQuota(quotaPerSecond),
-      quotaPerSecond,
-      fairSharePerSecond: share,
-    })
+    pacer.onAggregate!(now, fleet(200, quotaPerSecond))
     now = attempt(pacer, now, (at) => throttled(at + 40_000))
     now = attempt(pacer, now, () => ok)
     // Past the named time, the next send waits for the share's spacing, not for the answer.
@@ -140,19 +136,11 @@ describe('spending a named lump', () => {
     const k = 60
     const quotaPerSecond = 80 / 60 / k
     const pacer = aatb().create({ now: T0, random: () => 0.5 })
-    const aggregate: Aggregate = {
-      activeClients: 2,
-      totalAttempts: 4,
-      throttledReports: 1,
-      windowMs: windowForQuota(quotaPerSecond),
-      quotaPerSecond,
-      fairSharePerSecond: quotaPerSecond / 2,
-    }
     let now = T0
     // Two admissions an hour apart: the lane's own admitted rate is a small fraction of its share.
     now = attempt(pacer, now, () => ok) + 3_600_000
     now = attempt(pacer, now, () => ok)
-    pacer.onAggregate!(now, aggregate)
+    pacer.onAggregate!(now, fleet(2, quotaPerSecond))
     // The step lands in 5 min (a tenth of the 60 min step); the lane waits for it and spends it.
     now = attempt(pacer, now, (at) => throttled(at + 300_000))
     const named = now + 300_000
