@@ -583,3 +583,45 @@ describe('aatb(): the fleet\'s quota rate gives the inner ATB its time scale', (
     expect(untold.some((w, i) => Math.abs(w - base[i]!) > 0.05 * base[i]! + 2)).toBe(true)
   })
 })
+
+describe('aatb(): spending a named lump on the fleet\'s quota scale', () => {
+  /**
+   * A lane admitted 10 times a second × k apart in a congested fleet of 4 on 80 per minute ÷ k,
+   * then refused with a lump named 40 s × k ahead, spending it, refused again at its end: every
+   * wait the lane asks for, divided by k.
+   */
+  function lumpWaits(k: number): number[] {
+    const quotaPerSecond = 80 / 60 / k
+    const fleet: Aggregate = { activeClients: 4, totalAttempts: 8, throttledReports: 2, windowMs: 30_000 * k, quotaPerSecond, fairSharePerSecond: quotaPerSecond / 4 }
+    const pacer = aatb().create({ now: T0, random })
+    const out: number[] = []
+    let now = T0
+    const send = (answer: (at: number) => Signal) => {
+      const wait = pacer.delayMs(now, 1)
+      out.push(wait / k)
+      now += wait
+      pacer.onSend(now, 1)
+      now += 20
+      pacer.onResult(now, answer(now))
+    }
+    for (let i = 0; i < 10; i++) {
+      send(() => ok)
+      now += 1000 * k
+    }
+    pacer.onAggregate!(now, fleet)
+    send((at) => ({ kind: 'throttled', status: 429, retryAt: at + 40_000 * k }))
+    for (let i = 0; i < 6; i++) send(() => ok)
+    send((at) => ({ kind: 'throttled', status: 429, retryAt: at + 50_000 * k }))
+    for (let i = 0; i < 3; i++) send(() => ok)
+    return out
+  }
+
+  it.each([10, 60])('k = %s: the same Retry-After script with every time × k, every wait × k', (k) => {
+    const base = lumpWaits(1)
+    // The lane waits for each named lump, then spends it as the answers come (no share spacing).
+    expect(base.filter((w) => w > 30_000).length).toBe(2)
+    expect(base.slice(12, 17)).toEqual([0, 0, 0, 0, 0])
+    // The 20 ms round trip is not scaled: within it (read on the k = 1 clock) and 1%.
+    lumpWaits(k).forEach((w, i) => expect(Math.abs(w - base[i]!)).toBeLessThanOrEqual(0.01 * base[i]! + 25))
+  })
+})
