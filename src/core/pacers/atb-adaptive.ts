@@ -268,9 +268,10 @@ class AtbPacer implements AtbLanePacer {
 
   /**
    * Whether the lane spends a lump the server named: congested, its last cut a lump's, lumps
-   * trusted. AATB's fleet share yields to it as to the server's count: a lane that kept to its
-   * share left each step's surplus to come back at the share's pace (stepped Retry-After: 1.11–1.31
-   * × the oracle at every k, 3 of 15 cells).
+   * trusted. AATB's fleet share yields to it as to the server's count where the lane's fair part
+   * of the lump holds a unit (aatb.ts spendsLumpPart): a lane that kept to its share left each
+   * step's surplus to come back at the share's pace (stepped Retry-After: 1.11–1.31 × the oracle
+   * at every k, 3 of 15 cells).
    */
   private spendingLump(): boolean {
     return this.congested() && this.lumpCut() && this.lump.trusted()
