@@ -56,6 +56,14 @@ function steppedRun(k: number, steps: number, lanes: number, strategy: Strategy 
   return { admitted, throttled: refused }
 }
 
+/** A fresh lane of `strategy` admitted ten times, `spacingMs` apart: the pacer and the time after. */
+function admittedLane(strategy: Strategy = atb(), spacingMs = 1000): { pacer: Pacer; now: number } {
+  const pacer = strategy.create({ now: T0, random: () => 0.5 })
+  let now = T0
+  for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + spacingMs
+  return { pacer, now }
+}
+
 /** A congested fleet's aggregate: `clients` sharing `quotaPerSecond` equally. */
 function fleet(clients: number, quotaPerSecond: number): Aggregate {
   return {
@@ -94,9 +102,7 @@ describe('spending a named lump', () => {
     // share's pace (stepped Retry-After cells: 1.11–1.31 × the oracle at every k).
     for (const k of [0.1, 1, 10, 60]) {
       const quotaPerSecond = 80 / 60 / k
-      const pacer = aatb().create({ now: T0, random: () => 0.5 })
-      let now = T0
-      for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000 * k
+      let { pacer, now } = admittedLane(aatb(), 1000 * k)
       pacer.onAggregate!(now, fleet(20, quotaPerSecond))
       // The server names the next step, 40 s × k away (two thirds of its 60 s × k interval).
       now = attempt(pacer, now, (at) => throttled(at + 40_000 * k))
@@ -119,9 +125,7 @@ describe('spending a named lump', () => {
     // every such lane to spend the step as it lands, the fleet would herd into it (100 lanes of 8
     // requests on a stepped bucket: 60 → 373 429s a run, 1.13 → 1.20 × the oracle).
     const quotaPerSecond = 80 / 60
-    const pacer = aatb().create({ now: T0, random: () => 0.5 })
-    let now = T0
-    for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000
+    let { pacer, now } = admittedLane(aatb())
     pacer.onAggregate!(now, fleet(200, quotaPerSecond))
     now = attempt(pacer, now, (at) => throttled(at + 40_000))
     now = attempt(pacer, now, () => ok)
@@ -155,9 +159,7 @@ describe('spending a named lump', () => {
   })
 
   it('takes the 429 that ends a lump for the lump running out, not for a rate too high', () => {
-    const pacer = atb().create({ now: T0, random: () => 0.5 })
-    let now = T0
-    for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000
+    let { pacer, now } = admittedLane()
     // The first lump's 429 cuts the rate and names the next step, 40 s away.
     now = attempt(pacer, now, (at) => throttled(at + 40_000))
     const cutRate = pacer.ratePerSecond
@@ -175,9 +177,7 @@ describe('spending a named lump', () => {
   })
 
   it('takes 429s for congestion again once two attempts in a row are refused at the times the server named', () => {
-    const pacer = atb().create({ now: T0, random: () => 0.5 })
-    let now = T0
-    for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000
+    let { pacer, now } = admittedLane()
     now = attempt(pacer, now, (at) => throttled(at + 40_000))
     const cutRate = pacer.ratePerSecond
     // The attempt at the named time is refused with another long wait (a window that lets one unit
@@ -190,9 +190,7 @@ describe('spending a named lump', () => {
   })
 
   it('paces again when a lump ends with a short Retry-After (units come back one by one)', () => {
-    const pacer = atb().create({ now: T0, random: () => 0.5 })
-    let now = T0
-    for (let i = 0; i < 10; i++) now = attempt(pacer, now, () => ok) + 1000
+    let { pacer, now } = admittedLane()
     now = attempt(pacer, now, (at) => throttled(at + 40_000))
     now = attempt(pacer, now, () => ok)
     expect(pacer.delayMs(now, 1)).toBe(0)
