@@ -22,7 +22,10 @@ export interface LoggingProxy {
 
 export async function startLoggingProxy(target: string): Promise<LoggingProxy> {
   const upstream = new URL(target)
-  const agent = new Agent({ keepAlive: true })
+  // No keep-alive upstream: a reused socket that the quota server closes at its idle timeout
+  // fails the forwarded request (ECONNRESET), and the browser then sees a network error that
+  // no pacer caused (seen once in CI: a CORS-less 502, logged by Chromium as a CORS failure).
+  const agent = new Agent({ keepAlive: false })
   const log: SendRecord[] = []
   const server = createServer((req, res) => {
     const id = req.headers['x-request-id']
@@ -36,7 +39,10 @@ export async function startLoggingProxy(target: string): Promise<LoggingProxy> {
       },
     )
     out.on('error', () => {
-      if (!res.headersSent) res.writeHead(502)
+      // An upstream failure is the proxy's, not the pacer's: answer a 502 the page may read
+      // (CORS allowed), and log it as a send so that the test sees it.
+      if (typeof id === 'string' && req.method !== 'OPTIONS') log.push({ id, attempt, status: 502, at: Date.now(), port: req.socket.remotePort ?? 0 })
+      if (!res.headersSent) res.writeHead(502, { 'access-control-allow-origin': '*' })
       res.end()
     })
     req.pipe(out)
