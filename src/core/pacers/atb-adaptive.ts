@@ -218,7 +218,22 @@ class AtbPacer implements AtbLanePacer {
   }
 
   private admitted(now: number, since: number): number {
-    return this.outcomes().admittedPerSecond(now, this.scaled(this.o.windowMs), since, this.scaled(this.o.minSpanMs), this.o.minSamples, this.scaled(CLOCK_TICK_MS))
+    return this.outcomes().admittedPerSecond(now, this.scaled(this.o.windowMs), since, this.spanFloorMs(now), this.o.minSamples, this.scaled(CLOCK_TICK_MS))
+  }
+
+  /**
+   * The shortest span a rate is read over: `minSpanMs`, so that one early success does not read
+   * as a high rate, but never longer than the lane has been admitted through once that holds
+   * `minSamples` admissions. Time before the lane's first admission is time it did not watch: a
+   * loop that drained a 20/s quota in 40 ms had its 21 attempts read over 10 s as 2.1/s and paced
+   * its quota at 0.7/s (60 calls took 24 s where exponential backoff takes 2.2 s).
+   */
+  private spanFloorMs(now: number): number {
+    const floorMs = this.scaled(this.o.minSpanMs)
+    const firstAt = this.firstAdmittedAt
+    if (firstAt === undefined || now - firstAt >= floorMs) return floorMs
+    const watchedMs = now - firstAt + this.scaled(CLOCK_TICK_MS)
+    return this.outcomes().counts(now, watchedMs).admitted >= this.o.minSamples ? watchedMs : floorMs
   }
 
   /**
@@ -462,7 +477,7 @@ class AtbPacer implements AtbLanePacer {
   /** Start from what got through, and at most a fraction of what was sent. */
   private measuredFirstCutRate(now: number): number {
     const o = this.o
-    const spanMs = Math.max(this.scaled(o.minSpanMs), Math.min(this.scaled(o.windowMs), now - this.createdAt))
+    const spanMs = Math.max(this.spanFloorMs(now), Math.min(this.scaled(o.windowMs), now - this.createdAt))
     const sent = this.outcomes().counts(now, spanMs)
     const attempted = (sent.admitted + sent.rejected) / (spanMs / 1000)
     return Math.min(o.fallbackFactor * this.admitted(now, this.createdAt), o.firstCutFactor * attempted)

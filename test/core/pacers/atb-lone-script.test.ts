@@ -47,3 +47,33 @@ describe('atb: a lone script hammering a slow quota', () => {
     }
   }
 })
+
+// The same loop on a fast quota: it drains the bucket in a fraction of a second, so every rate it
+// reads at its first 429s spans less than the 10 s `minSpanMs` floor. Read over the floor (time
+// before the lane's first admission, which it never watched), 60 calls on 20/s took 24 s and 200
+// on 10/s 134 s (status-only; with Retry-After 24.5 s and 203 s), where exponential backoff takes
+// 2.2 s and 20 s. Over the span the lane watched: 2.3 s and 19.3 s; with Retry-After 3.2 s and
+// 41.9 s (its whole-second Retry-After still holds a 10/s lane back: issue 15).
+const FAST: Array<{ name: string; quota: QuotaConfig; arrivalsMs: number[] }> = [
+  { name: '60 calls back to back on 20 per second', quota: { capacity: 20, perMinute: 1200 }, arrivalsMs: Array(60).fill(0) },
+  { name: '200 calls back to back on 10 per second', quota: { capacity: 10, perMinute: 600 }, arrivalsMs: Array(200).fill(0) },
+]
+
+describe('atb: a lone script on a fast quota', () => {
+  for (const c of FAST) {
+    it(`${c.name} (status-only): as fast as exponential backoff, at most a quarter of its 429s (or one)`, () => {
+      const ub = run('exponential', c.quota, c.arrivalsMs, 'status-only')
+      const pf = run('atb', c.quota, c.arrivalsMs, 'status-only')
+      expect(pf.incomplete).toBe(false)
+      expect(pf.completionMs).toBeLessThanOrEqual(1.1 * ub.completionMs)
+      expect(pf.throttled).toBeLessThanOrEqual(Math.max(1, 0.25 * ub.throttled))
+    })
+    it(`${c.name} (retry-after): within 2.5 × exponential backoff's time, no more 429s`, () => {
+      const ub = run('exponential', c.quota, c.arrivalsMs, 'retry-after')
+      const pf = run('atb', c.quota, c.arrivalsMs, 'retry-after')
+      expect(pf.incomplete).toBe(false)
+      expect(pf.completionMs).toBeLessThanOrEqual(2.5 * ub.completionMs)
+      expect(pf.throttled).toBeLessThanOrEqual(ub.throttled)
+    })
+  }
+})
