@@ -33,6 +33,10 @@ const CASES: Case[] = [
   { requests: 100, capacity: 10, perSecond: 10, inFlight: 100 },
   { requests: 100, capacity: 20, perSecond: 2, inFlight: 8 },
   { requests: 30, capacity: 1, perSecond: 1, inFlight: 4 },
+  // A loop awaiting each call: one in flight, so every rate the lane reads at its first 429s
+  // spans a fraction of a second.
+  { requests: 60, capacity: 20, perSecond: 20, inFlight: 1 },
+  { requests: 200, capacity: 10, perSecond: 10, inFlight: 1 },
 ]
 
 interface Outcome {
