@@ -60,24 +60,29 @@ function clearTimer(handle: unknown): void {
   clearTimeout(handle instanceof LongTimer ? handle.handle : (handle as TimeoutHandle))
 }
 
-/** Resolves after `ms`; rejects with the signal's reason when it aborts first (and clears the timer). */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(abortReason(signal))
-  return new Promise<void>((resolve, reject) => {
-    if (signal === undefined) {
-      setTimer(ms, resolve, undefined)
-      return
-    }
-    const onAbort = (): void => {
-      clearTimer(timer)
-      reject(abortReason(signal))
-    }
-    const timer = setTimer(ms, () => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, undefined)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
+/**
+ * A `sleep` on a pair of timer functions: resolves after `ms`; rejects with the signal's reason
+ * when it aborts first (and clears the timer).
+ */
+export function sleepOn(set: typeof setTimer, clear: (handle: unknown) => void): (ms: number, signal?: AbortSignal) => Promise<void> {
+  return (ms, signal) => {
+    if (signal?.aborted) return Promise.reject(abortReason(signal))
+    return new Promise<void>((resolve, reject) => {
+      if (signal === undefined) {
+        set(ms, resolve, undefined)
+        return
+      }
+      const onAbort = (): void => {
+        clear(timer)
+        reject(abortReason(signal))
+      }
+      const timer = set(ms, () => {
+        signal.removeEventListener('abort', onAbort)
+        resolve()
+      }, undefined)
+      signal.addEventListener('abort', onAbort, { once: true })
+    })
+  }
 }
 
 /** The real clock, with the timer fast path the limiter uses. */
@@ -85,7 +90,7 @@ export type SystemClock = Clock & Required<TimerClock>
 
 export const systemClock: SystemClock = {
   now: () => Date.now(),
-  sleep,
+  sleep: sleepOn(setTimer, clearTimer),
   // The limiter's own timers take this callback-style fast path: no promise, no
   // AbortController and no closure per timer on the hot path.
   setTimer,

@@ -15,6 +15,7 @@ import { createFollowerCalls } from './follower-calls.js'
 import { createElection, fixedLeader, type ElectionEvents, type LockManagerLike } from './leader-election.js'
 import { broadcastTabChannel, type TabChannel } from './tab-channel.js'
 import { createTabHost } from './tab-host.js'
+import { workerClock } from './worker-clock.js'
 
 export interface TabLimiterOptions extends LimiterOptions {
   /** Tabs share lanes with the tabs of the same group (default `polite-fetch`). */
@@ -60,9 +61,12 @@ function defaultLocks(): LockManagerLike | undefined {
 }
 
 export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
-  const { group = 'polite-fetch', channel: channelOption, locks: locksOption, tabId: idOption, leader: fixed, onError, ...limiterOptions } = options
+  const { group = 'polite-fetch', channel: channelOption, locks: locksOption, tabId: idOption, leader: fixed, onError, ...ownOptions } = options
   const report = onError ?? (() => {})
   const tabId = idOption ?? randomId()
+  // The leader paces every tab's calls, and its tab may be in the background: its timers run in
+  // a worker as well, which the browser does not throttle (worker-clock.ts).
+  const limiterOptions: LimiterOptions = ownOptions.clock === undefined ? { ...ownOptions, clock: workerClock() } : ownOptions
   const resolved = resolveLimiterOptions(limiterOptions)
   const local = createLimiter(limiterOptions)
   const now = () => resolved.clock.now()

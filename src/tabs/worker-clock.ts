@@ -1,0 +1,92 @@
+// The tab limiter's clock in a page: its timers also run in a dedicated worker. Browsers throttle
+// the timers of a hidden tab (Chromium: at most one wake-up a second, and once a minute after
+// five minutes hidden), not a dedicated worker's, and the tab that leads a scope paces every
+// tab's calls with its lane's timers: a leader left in the background slowed the visible tab's
+// 60 calls from 6.8 s to 37 s (`npm run bench:hidden-leader`). Each timer is armed twice, in the
+// worker and on the page's own clock, and fires once, on whichever comes first, so a worker that
+// cannot start (a Content-Security-Policy without `worker-src blob:`) or that stops costs only
+// the speed, never a call.
+import { MAX_TIMEOUT_MS, sleepOn, systemClock, type SystemClock } from '../client/system-clock.js'
+
+/** The worker: `[id, ms]` arms a timer that answers `id`; `[id, -1]` clears it. */
+const WORKER_SOURCE =
+  'const t=new Map();onmessage=({data:[id,ms]})=>{if(ms<0){clearTimeout(t.get(id));t.delete(id)}' +
+  'else t.set(id,setTimeout(()=>{t.delete(id);postMessage(id)},ms))}'
+
+/** What the clock needs of a dedicated worker (the page's `Worker`). */
+export interface TimerWorker {
+  postMessage(message: [number, number]): void
+  onmessage: ((event: { data: unknown }) => void) | null
+  onerror: ((event: unknown) => void) | null
+  terminate(): void
+}
+
+interface Armed {
+  /** Runs the callback once; `inWorker`: the worker's copy came due (it is gone already). */
+  fire(inWorker: boolean): void
+  backup: unknown
+}
+
+/** A page's `Worker` on the timer source, or undefined where none can start. */
+export function startTimerWorker(): TimerWorker | undefined {
+  const scope = globalThis as { Worker?: new (url: string) => TimerWorker; Blob?: typeof Blob; URL?: typeof URL; document?: unknown }
+  if (scope.document === undefined || typeof scope.Worker !== 'function' || typeof scope.Blob !== 'function') return undefined
+  if (typeof scope.URL?.createObjectURL !== 'function') return undefined
+  try {
+    return new scope.Worker(scope.URL.createObjectURL(new scope.Blob([WORKER_SOURCE], { type: 'text/javascript' })))
+  } catch {
+    return undefined // refused synchronously (a CSP, a sandboxed frame): the page's timers alone
+  }
+}
+
+/**
+ * A clock that times in `startWorker()`'s worker as well as on `fallback`; the worker starts at
+ * the first timer. Without a worker it is `fallback`'s timers alone.
+ */
+export function workerClock(startWorker: () => TimerWorker | undefined = startTimerWorker, fallback: SystemClock = systemClock): SystemClock {
+  const armed = new Map<number, Armed>()
+  let worker: TimerWorker | undefined | null = null // null: not started yet
+  let seq = 0
+
+  const timerWorker = (): TimerWorker | undefined => {
+    if (worker !== null) return worker
+    worker = startWorker()
+    if (worker !== undefined) {
+      worker.onmessage = (event) => armed.get(event.data as number)?.fire(true)
+      // Refused after starting (a CSP checks the script's URL when it loads): the backups fire.
+      worker.onerror = () => {
+        worker?.terminate()
+        worker = undefined
+      }
+    }
+    return worker
+  }
+
+  function setTimer<A>(ms: number, fn: (arg: A) => void, arg: A, weak?: boolean): unknown {
+    const id = ++seq
+    const entry: Armed = {
+      fire(inWorker) {
+        if (!armed.delete(id)) return
+        if (inWorker) fallback.clearTimer(entry.backup)
+        else worker?.postMessage([id, -1])
+        fn(arg)
+      },
+      backup: undefined,
+    }
+    armed.set(id, entry)
+    entry.backup = fallback.setTimer(ms, () => entry.fire(false), undefined, weak)
+    // Beyond setTimeout's range the page's clock chains the steps; the worker's would fire at once.
+    if (ms <= MAX_TIMEOUT_MS) timerWorker()?.postMessage([id, Math.max(0, ms)])
+    return id
+  }
+
+  function clearTimer(handle: unknown): void {
+    const entry = armed.get(handle as number)
+    if (entry === undefined) return
+    armed.delete(handle as number)
+    fallback.clearTimer(entry.backup)
+    worker?.postMessage([handle as number, -1])
+  }
+
+  return { now: () => fallback.now(), sleep: sleepOn(setTimer, clearTimer), setTimer, clearTimer }
+}
