@@ -66,13 +66,18 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
   const tabId = idOption ?? randomId()
   // The leader paces every tab's calls, and its tab may be in the background: its timers run in
   // a worker as well, which the browser does not throttle (worker-clock.ts).
-  const limiterOptions: LimiterOptions = ownOptions.clock === undefined ? { ...ownOptions, clock: workerClock() } : ownOptions
+  const timers = ownOptions.clock === undefined ? workerClock() : undefined
+  const limiterOptions: LimiterOptions = timers === undefined ? ownOptions : { ...ownOptions, clock: timers }
   const resolved = resolveLimiterOptions(limiterOptions)
   const local = createLimiter(limiterOptions)
   const now = () => resolved.clock.now()
   const channel = channelOption === undefined ? broadcastTabChannel(group, report) : (channelOption ?? undefined)
   if (channel === undefined) {
-    return { ...local, tabId, info: () => ({ shared: false, tabId, leaders: {} }), sharedStats: async () => local.stats() }
+    const closeLocal = async () => {
+      await local.close()
+      timers?.stop()
+    }
+    return { ...local, close: closeLocal, tabId, info: () => ({ shared: false, tabId, leaders: {} }), sharedStats: async () => local.stats() }
   }
 
   const remoteListeners = new Map<string, Set<(detail: unknown) => void>>()
@@ -161,6 +166,7 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
     globalThis.removeEventListener?.('pagehide', onPageHide)
     await local.close()
     channel.close()
+    timers?.stop()
   }
   // A closing tab says so: its followers resubmit to the next leader at once, its leader drops its calls.
   const onPageHide = () => void close()

@@ -39,11 +39,16 @@ export function startTimerWorker(): TimerWorker | undefined {
   }
 }
 
+export interface WorkerClock extends SystemClock {
+  /** Ends the worker (the limiter closed); timers still armed fire on the page's clock. */
+  stop(): void
+}
+
 /**
  * A clock that times in `startWorker()`'s worker as well as on `fallback`; the worker starts at
  * the first timer. Without a worker it is `fallback`'s timers alone.
  */
-export function workerClock(startWorker: () => TimerWorker | undefined = startTimerWorker, fallback: SystemClock = systemClock): SystemClock {
+export function workerClock(startWorker: () => TimerWorker | undefined = startTimerWorker, fallback: SystemClock = systemClock): WorkerClock {
   const armed = new Map<number, Armed>()
   let worker: TimerWorker | undefined | null = null // null: not started yet
   let seq = 0
@@ -88,5 +93,10 @@ export function workerClock(startWorker: () => TimerWorker | undefined = startTi
     worker?.postMessage([handle as number, -1])
   }
 
-  return { now: () => fallback.now(), sleep: sleepOn(setTimer, clearTimer), setTimer, clearTimer }
+  function stop(): void {
+    worker?.terminate()
+    worker = undefined
+  }
+
+  return { now: () => fallback.now(), sleep: sleepOn(setTimer, clearTimer), setTimer, clearTimer, stop }
 }

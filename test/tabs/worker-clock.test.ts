@@ -124,4 +124,18 @@ describe('workerClock', () => {
     await expect(aborted).rejects.toThrow('stop')
     expect(worker.received.at(-1)![1]).toBe(-1)
   })
+
+  it('ends its worker on stop, and the timers still armed fire on the page', () => {
+    const { worker, clock } = clockWithWorker()
+    const fired: number[] = []
+    clock.setTimer(1_000, () => fired.push(1), undefined)
+    clock.stop()
+    expect(worker.terminated).toBe(true)
+    vi.advanceTimersByTime(1_000)
+    expect(fired).toEqual([1])
+    clock.setTimer(10, () => fired.push(2), undefined)
+    expect(worker.received).toHaveLength(1)
+    vi.advanceTimersByTime(10)
+    expect(fired).toEqual([1, 2])
+  })
 })
