@@ -5,6 +5,7 @@ import { atb } from '../core/pacers/index.js'
 import type { Clock, Random, Store, Strategy } from '../core/types.js'
 import { systemClock } from './system-clock.js'
 import type { AnyClock } from './timer.js'
+import { canStartTimerWorker, workerClock } from './worker-clock.js'
 import type { ClientTelemetryOptions } from './client-telemetry.js'
 import type { Limiter } from './create-limiter.js'
 import type { FetchImplementation } from './fetch-types.js'
@@ -13,7 +14,10 @@ import type { GiveUpMode } from './limiter-types.js'
 export interface LimiterOptions {
   /** How each lane paces its attempts. @default atb() */
   strategy?: Strategy
-  /** Time source and sleeper; inject a manual clock in tests or the simulator. @default systemClock */
+  /**
+   * Time source and sleeper; inject a manual clock in tests or the simulator. @default systemClock;
+   * in a page, one whose timers also run in a worker while the page is hidden (worker-clock.ts)
+   */
   clock?: Clock
   /** Uniform random numbers in [0, 1), for jitter and the pacers. @default Math.random */
   random?: Random
@@ -219,6 +223,14 @@ function checkGiveUp(giveUp: unknown): void {
   if (giveUp !== undefined && giveUp !== 'response' && giveUp !== 'throw') fail('giveUp', "'response' or 'throw'", giveUp)
 }
 
+/** The page's clock, shared by its limiters: one timer worker per page at most. */
+let pageClock: AnyClock | undefined
+
+/** systemClock, but in a page one whose timers a hidden tab's throttling does not slow. */
+function defaultClock(): AnyClock {
+  return canStartTimerWorker() ? (pageClock ??= workerClock()) : systemClock
+}
+
 export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLimiterOptions {
   checkObject(options)
   const { strategy, clock, random, store } = options
@@ -229,7 +241,7 @@ export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLim
   const resolved = {
     ...limiterDefaults,
     strategy: strategy ?? atb(),
-    clock: (clock ?? systemClock) as AnyClock,
+    clock: (clock ?? defaultClock()) as AnyClock,
     random: random ?? Math.random,
     store,
   } as ResolvedLimiterOptions

@@ -15,7 +15,6 @@ import { createFollowerCalls } from './follower-calls.js'
 import { createElection, fixedLeader, type ElectionEvents, type LockManagerLike } from './leader-election.js'
 import { broadcastTabChannel, type TabChannel } from './tab-channel.js'
 import { createTabHost } from './tab-host.js'
-import { workerClock } from './worker-clock.js'
 
 export interface TabLimiterOptions extends LimiterOptions {
   /** Tabs share lanes with the tabs of the same group (default `polite-fetch`). */
@@ -61,23 +60,15 @@ function defaultLocks(): LockManagerLike | undefined {
 }
 
 export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
-  const { group = 'polite-fetch', channel: channelOption, locks: locksOption, tabId: idOption, leader: fixed, onError, ...ownOptions } = options
+  const { group = 'polite-fetch', channel: channelOption, locks: locksOption, tabId: idOption, leader: fixed, onError, ...limiterOptions } = options
   const report = onError ?? (() => {})
   const tabId = idOption ?? randomId()
-  // The leader paces every tab's calls, and its tab may be in the background: its timers run in
-  // a worker as well, which the browser does not throttle (worker-clock.ts).
-  const timers = ownOptions.clock === undefined ? workerClock() : undefined
-  const limiterOptions: LimiterOptions = timers === undefined ? ownOptions : { ...ownOptions, clock: timers }
   const resolved = resolveLimiterOptions(limiterOptions)
   const local = createLimiter(limiterOptions)
   const now = () => resolved.clock.now()
   const channel = channelOption === undefined ? broadcastTabChannel(group, report) : (channelOption ?? undefined)
   if (channel === undefined) {
-    const closeLocal = async () => {
-      await local.close()
-      timers?.stop()
-    }
-    return { ...local, close: closeLocal, tabId, info: () => ({ shared: false, tabId, leaders: {} }), sharedStats: async () => local.stats() }
+    return { ...local, tabId, info: () => ({ shared: false, tabId, leaders: {} }), sharedStats: async () => local.stats() }
   }
 
   const remoteListeners = new Map<string, Set<(detail: unknown) => void>>()
@@ -166,7 +157,6 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
     globalThis.removeEventListener?.('pagehide', onPageHide)
     await local.close()
     channel.close()
-    timers?.stop()
   }
   // A closing tab says so: its followers resubmit to the next leader at once, its leader drops its calls.
   const onPageHide = () => void close()

@@ -1,10 +1,11 @@
-// The tab limiter's clock: each timer fires once, on the worker's answer or on the page's own
-// timer, whichever comes first. The worker here is a stand-in whose answers the test delivers (a
+// A page's clock: while the page is hidden each timer fires once, on the worker's answer or on the
+// page's own timer, whichever comes first; while it is visible the page's timers alone. The worker here is a stand-in whose answers the test delivers (a
 // hidden tab's throttled page timers are what only a real browser shows: bench:hidden-leader);
 // the page's timers are vitest's fake ones.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { MAX_TIMEOUT_MS } from '../../src/client/system-clock.js'
-import { workerClock, type TimerWorker } from '../../src/tabs/worker-clock.js'
+import { systemClock } from '../../src/client/system-clock.js'
+import { workerClock, type TimerWorker } from '../../src/client/worker-clock.js'
 
 class StandInWorker implements TimerWorker {
   readonly received: Array<[number, number]> = []
@@ -33,11 +34,16 @@ afterEach(() => {
 function clockWithWorker() {
   const worker = new StandInWorker()
   let starts = 0
-  const clock = workerClock(() => {
-    starts++
-    return worker
-  })
-  return { worker, clock, starts: () => starts }
+  const page = { hidden: true }
+  const clock = workerClock(
+    () => {
+      starts++
+      return worker
+    },
+    systemClock,
+    () => page.hidden,
+  )
+  return { worker, clock, starts: () => starts, page }
 }
 
 describe('workerClock', () => {
@@ -45,7 +51,7 @@ describe('workerClock', () => {
     const { worker, clock, starts } = clockWithWorker()
     expect(starts()).toBe(0)
     const fired: string[] = []
-    const handle = clock.setTimer(1_000, (arg) => fired.push(arg), 'a')
+    const handle = clock.setTimer(1_000, (arg: string) => fired.push(arg), 'a')
     expect(starts()).toBe(1)
     expect(worker.received).toEqual([[handle, 1_000]])
     worker.answer(handle as number)
@@ -86,11 +92,11 @@ describe('workerClock', () => {
   })
 
   it('keeps timing on the page when no worker can start, or when the worker fails after starting', () => {
-    const none = workerClock(() => undefined)
+    const none = workerClock(() => undefined, systemClock, () => true)
     const fired: string[] = []
-    none.setTimer(500, (arg) => fired.push(arg), 'no worker')
+    none.setTimer(500, (arg: string) => fired.push(arg), 'no worker')
     const { worker, clock } = clockWithWorker()
-    clock.setTimer(500, (arg) => fired.push(arg), 'failed worker')
+    clock.setTimer(500, (arg: string) => fired.push(arg), 'failed worker')
     worker.onerror?.(new Event('error'))
     expect(worker.terminated).toBe(true)
     vi.advanceTimersByTime(500)
@@ -125,17 +131,19 @@ describe('workerClock', () => {
     expect(worker.received.at(-1)![1]).toBe(-1)
   })
 
-  it('ends its worker on stop, and the timers still armed fire on the page', () => {
-    const { worker, clock } = clockWithWorker()
-    const fired: number[] = []
-    clock.setTimer(1_000, () => fired.push(1), undefined)
-    clock.stop()
-    expect(worker.terminated).toBe(true)
-    vi.advanceTimersByTime(1_000)
-    expect(fired).toEqual([1])
-    clock.setTimer(10, () => fired.push(2), undefined)
-    expect(worker.received).toHaveLength(1)
-    vi.advanceTimersByTime(10)
-    expect(fired).toEqual([1, 2])
+  it('starts no worker while the page is visible, and times in it once the page is hidden', () => {
+    const { worker, clock, starts, page } = clockWithWorker()
+    page.hidden = false
+    const fired: string[] = []
+    clock.setTimer(100, (arg: string) => fired.push(arg), 'visible')
+    expect(starts()).toBe(0)
+    vi.advanceTimersByTime(100)
+    expect(fired).toEqual(['visible'])
+    page.hidden = true
+    const handle = clock.setTimer(100, (arg: string) => fired.push(arg), 'hidden') as number
+    expect(starts()).toBe(1)
+    expect(worker.received).toEqual([[handle, 100]])
+    worker.answer(handle)
+    expect(fired).toEqual(['visible', 'hidden'])
   })
 })

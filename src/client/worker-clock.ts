@@ -1,12 +1,13 @@
-// The tab limiter's clock in a page: its timers also run in a dedicated worker. Browsers throttle
-// the timers of a hidden tab (Chromium: at most one wake-up a second, and once a minute after
-// five minutes hidden), not a dedicated worker's, and the tab that leads a scope paces every
-// tab's calls with its lane's timers: a leader left in the background slowed the visible tab's
-// 60 calls from 6.8 s to 37 s (`npm run bench:hidden-leader`). Each timer is armed twice, in the
-// worker and on the page's own clock, and fires once, on whichever comes first, so a worker that
-// cannot start (a Content-Security-Policy without `worker-src blob:`) or that stops costs only
-// the speed, never a call.
-import { MAX_TIMEOUT_MS, sleepOn, systemClock, type SystemClock } from '../client/system-clock.js'
+// A page's clock: while the page is hidden its timers also run in a dedicated worker. Browsers
+// throttle the timers of a hidden tab (Chromium: at most one wake-up a second, and once a minute
+// after five minutes hidden), not a dedicated worker's. A lane paces its sends with its timers
+// and sends one unit per wake-up, so a hidden page's lanes ran at one call a second, and a tab
+// leading lanes shared with other tabs slowed the visible tab's 60 calls from 6.8 s to 37 s
+// (`npm run bench:hidden-leader`). A timer set while hidden is armed twice, in the worker and on
+// the page, and fires once, on whichever comes first, so a worker that cannot start (a
+// Content-Security-Policy without `worker-src blob:`) or that stops costs only the speed, never
+// a call. A page that is never hidden starts no worker.
+import { MAX_TIMEOUT_MS, sleepOn, systemClock, type SystemClock } from './system-clock.js'
 
 /** The worker: `[id, ms]` arms a timer that answers `id`; `[id, -1]` clears it. */
 const WORKER_SOURCE =
@@ -29,26 +30,35 @@ interface Armed {
 
 /** A page's `Worker` on the timer source, or undefined where none can start. */
 export function startTimerWorker(): TimerWorker | undefined {
-  const scope = globalThis as { Worker?: new (url: string) => TimerWorker; Blob?: typeof Blob; URL?: typeof URL; document?: unknown }
-  if (scope.document === undefined || typeof scope.Worker !== 'function' || typeof scope.Blob !== 'function') return undefined
-  if (typeof scope.URL?.createObjectURL !== 'function') return undefined
+  if (!canStartTimerWorker()) return undefined
+  const scope = globalThis as unknown as { Worker: new (url: string) => TimerWorker }
   try {
-    return new scope.Worker(scope.URL.createObjectURL(new scope.Blob([WORKER_SOURCE], { type: 'text/javascript' })))
+    return new scope.Worker(URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' })))
   } catch {
     return undefined // refused synchronously (a CSP, a sandboxed frame): the page's timers alone
   }
 }
 
-export interface WorkerClock extends SystemClock {
-  /** Ends the worker (the limiter closed); timers still armed fire on the page's clock. */
-  stop(): void
+/** Whether the page is hidden (a background tab, a minimised window). */
+export function pageHidden(): boolean {
+  return (globalThis as { document?: { visibilityState?: string } }).document?.visibilityState === 'hidden'
+}
+
+/** Whether this is a page that can run a timer worker (not Node, not a worker itself). */
+export function canStartTimerWorker(): boolean {
+  const scope = globalThis as { Worker?: unknown; Blob?: unknown; URL?: { createObjectURL?: unknown }; document?: unknown }
+  return scope.document !== undefined && typeof scope.Worker === 'function' && typeof scope.Blob === 'function' && typeof scope.URL?.createObjectURL === 'function'
 }
 
 /**
- * A clock that times in `startWorker()`'s worker as well as on `fallback`; the worker starts at
- * the first timer. Without a worker it is `fallback`'s timers alone.
+ * A clock on `fallback`'s timers that, while `hidden()`, also times in `startWorker()`'s worker;
+ * the worker starts at the first timer set while hidden.
  */
-export function workerClock(startWorker: () => TimerWorker | undefined = startTimerWorker, fallback: SystemClock = systemClock): WorkerClock {
+export function workerClock(
+  startWorker: () => TimerWorker | undefined = startTimerWorker,
+  fallback: SystemClock = systemClock,
+  hidden: () => boolean = pageHidden,
+): SystemClock {
   const armed = new Map<number, Armed>()
   let worker: TimerWorker | undefined | null = null // null: not started yet
   let seq = 0
@@ -81,7 +91,7 @@ export function workerClock(startWorker: () => TimerWorker | undefined = startTi
     armed.set(id, entry)
     entry.backup = fallback.setTimer(ms, () => entry.fire(false), undefined, weak)
     // Beyond setTimeout's range the page's clock chains the steps; the worker's would fire at once.
-    if (ms <= MAX_TIMEOUT_MS) timerWorker()?.postMessage([id, Math.max(0, ms)])
+    if (ms <= MAX_TIMEOUT_MS && hidden()) timerWorker()?.postMessage([id, Math.max(0, ms)])
     return id
   }
 
@@ -93,10 +103,5 @@ export function workerClock(startWorker: () => TimerWorker | undefined = startTi
     worker?.postMessage([handle as number, -1])
   }
 
-  function stop(): void {
-    worker?.terminate()
-    worker = undefined
-  }
-
-  return { now: () => fallback.now(), sleep: sleepOn(setTimer, clearTimer), setTimer, clearTimer, stop }
+  return { now: () => fallback.now(), sleep: sleepOn(setTimer, clearTimer), setTimer, clearTimer }
 }
