@@ -9,7 +9,8 @@
 //
 //  - hidden leader: tab A calls first (it leads), tab B opens in front of it in the same window
 //    (A is hidden, its timers throttled), waits `--hidden-ms`, and runs 60 calls, 4 at a time;
-//  - visible leader: the same with B in a window of its own, so both tabs stay visible.
+//  - visible leader: the same with B in a window of its own, so both tabs stay visible;
+//  - hidden page: tab A runs the 60 calls itself (its own lanes) behind a blank tab in front.
 //
 // Each run is a fresh browser; the arms alternate. Prints the medians and writes
 // bench/results/hidden-leader.json. Needs /usr/bin/chromium (or CHROMIUM_PATH).
@@ -32,7 +33,8 @@ const HIDDEN_MS = Number(flags['hidden-ms'])
 if (!(Number.isInteger(RUNS) && RUNS >= 1 && RUNS <= 20)) throw new Error(`--runs must be a whole number in 1..20, got ${flags.runs}`)
 if (!(Number.isFinite(HIDDEN_MS) && HIDDEN_MS >= 0 && HIDDEN_MS <= 600_000)) throw new Error(`--hidden-ms must be 0..600000, got ${flags['hidden-ms']}`)
 
-type Arm = 'hidden leader' | 'visible leader'
+type Arm = 'hidden leader' | 'visible leader' | 'hidden page'
+const ARMS: Arm[] = ['hidden leader', 'visible leader', 'hidden page']
 interface Run {
   arm: Arm
   elapsedMs: number
@@ -57,8 +59,8 @@ const quota = await startQuotaServer({ feedback: 'status-only', quota: QUOTA, ti
 const runs: Run[] = []
 const loadBefore = loadavg()[0]!
 try {
-  for (let i = 0; i < 2 * RUNS; i++) {
-    const arm: Arm = i % 2 === 0 ? 'hidden leader' : 'visible leader'
+  for (let i = 0; i < ARMS.length * RUNS; i++) {
+    const arm = ARMS[i % ARMS.length]!
     // A fresh sharing group per run, so that no pacer state is carried over.
     const url = demoUrl({ siteUrl: site.url, apiUrl: quota.url, timeScale: TIME_SCALE }, 'shared', { tag: `run-${i}` })
     const browser = await launchRawChromium()
@@ -68,9 +70,10 @@ try {
       const mode = await leader.evaluate<string>('window.demo.mode')
       if (mode !== 'in-page') throw new Error(`the demo runs in mode ${mode}, not in-page lanes shared by the tabs`)
       await leader.evaluate('window.demo.run({ requests: 1, concurrency: 1 })')
-      const front = await browser.open(url, arm === 'visible leader')
+      const front = arm === 'hidden page' ? leader : await browser.open(url, arm === 'visible leader')
       await demoReady(front)
-      await front.activate()
+      if (arm === 'hidden page') await (await browser.open('about:blank')).activate()
+      else await front.activate()
       await sleep(HIDDEN_MS)
       const visibility = [await leader.evaluate<string>('document.visibilityState'), await front.evaluate<string>('document.visibilityState')]
       quota.reset()
@@ -94,13 +97,13 @@ try {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-const arms = (['hidden leader', 'visible leader'] as const).map((arm) => {
+const arms = ARMS.map((arm) => {
   const mine = runs.filter((run) => run.arm === arm)
   return { arm, visibility: mine[0]!.visibility.join(' / '), medianMs: median(mine.map((r) => r.elapsedMs)), median429s: median(mine.map((r) => r.throttled)), runs: mine }
 })
 console.log(
   textTable(
-    ['leader', 'leader / front tab', 'median s', "median 429s", 'each run s'],
+    ['arm', 'leader / calling tab', 'median s', 'median 429s', 'each run s'],
     arms.map((a) => [a.arm, a.visibility, (a.medianMs / 1000).toFixed(2), a.median429s, a.runs.map((r) => (r.elapsedMs / 1000).toFixed(1)).join(', ')]),
   ),
 )
