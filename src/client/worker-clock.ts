@@ -1,8 +1,8 @@
 // A page's clock: while the page is hidden its timers also run in a dedicated worker. Browsers
 // throttle the timers of a hidden tab (Chromium: at most one wake-up a second, and once a minute
 // after five minutes hidden), not a dedicated worker's. A lane paces its sends with its timers
-// and sends one unit per wake-up, so a hidden page's lanes ran at one call a second, and a tab
-// leading lanes shared with other tabs slowed the visible tab's 60 calls from 6.8 s to 37 s
+// and sends one unit per wake-up, so a hidden page's lanes ran at about one call a second: 60
+// calls took 40 s instead of 7 s, in a hidden tab and in the visible tabs a hidden leader paces
 // (`npm run bench:hidden-leader`). A timer set while hidden is armed twice, in the worker and on
 // the page, and fires once, on whichever comes first, so a worker that cannot start (a
 // Content-Security-Policy without `worker-src blob:`) or that stops costs only the speed, never
