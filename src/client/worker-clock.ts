@@ -78,7 +78,11 @@ export function workerClock(
   }
 
   function setTimer<A>(ms: number, fn: (arg: A) => void, arg: A, weak?: boolean): unknown {
-    const id = ++seq
+    // Visible (or beyond setTimeout's range, where the page's clock chains the steps and the
+    // worker's would fire at once): the page's timer alone, with no bookkeeping.
+    if (!(ms <= MAX_TIMEOUT_MS && hidden())) return fallback.setTimer(ms, fn, arg, weak)
+    // Negative ids: never a page timer's handle (positive integers, or a chained timer's object).
+    const id = -++seq
     const entry: Armed = {
       fire(inWorker) {
         if (!armed.delete(id)) return
@@ -90,14 +94,16 @@ export function workerClock(
     }
     armed.set(id, entry)
     entry.backup = fallback.setTimer(ms, () => entry.fire(false), undefined, weak)
-    // Beyond setTimeout's range the page's clock chains the steps; the worker's would fire at once.
-    if (ms <= MAX_TIMEOUT_MS && hidden()) timerWorker()?.postMessage([id, Math.max(0, ms)])
+    timerWorker()?.postMessage([id, Math.max(0, ms)])
     return id
   }
 
   function clearTimer(handle: unknown): void {
     const entry = armed.get(handle as number)
-    if (entry === undefined) return
+    if (entry === undefined) {
+      fallback.clearTimer(handle)
+      return
+    }
     armed.delete(handle as number)
     fallback.clearTimer(entry.backup)
     worker?.postMessage([handle as number, -1])
