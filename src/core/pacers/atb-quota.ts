@@ -236,7 +236,10 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
       guidance.continuous = false
     }
     const samples = guidance.samples
-    samples.push([now, remaining, guidance.sentTotal])
+    // The lane's own units the count can hold: those answered by now. The ones still in flight
+    // (a burst's, sent before the lane had any guidance among them) show in later counts, and
+    // counted as sent here they read as other lanes' spending between this hint and the next.
+    samples.push([now, remaining, guidance.sentTotal - Math.max(0, unitsInFlight)])
     // A sample exactly the sample window old goes, as it would with exact times: the same at every scale.
     while (samples.length > MAX_SAMPLES || (samples.length > 1 && atLeastAgo((samples[1] as [number, number, number])[0], now, onWindow(guidance, SAMPLE_WINDOW_MS)))) {
       samples.shift()

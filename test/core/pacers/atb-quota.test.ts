@@ -1,5 +1,5 @@
 // What atb reads from RateLimit hints (atb-quota.ts): telling a sliding-window counter apart, its
-// reserve, and the share's spacing caps.
+// reserve, the share's spacing caps, and whose spending the lane's own burst is.
 import { describe, expect, it } from 'vitest'
 import { atb } from '../../../src/core/pacers/atb.js'
 import { createAtbPacer } from '../../../src/core/pacers/atb-adaptive.js'
@@ -7,6 +7,9 @@ import { resolveAtbOptions } from '../../../src/core/pacers/atb-options.js'
 import type { Pacer, Signal } from '../../../src/core/types.js'
 import { answered } from './pacer-traffic.js'
 import { absorbGuidance, emptyGuidance, type QuotaGuidance } from '../../../src/core/pacers/atb-quota.js'
+import { DEFAULT_ORIGIN_MS, runSimulation } from '../../../src/sim/run-simulation.js'
+import { tokenBucket } from '../../../src/sim/servers/token-bucket.js'
+import { REAL_SIGNAL_PATH } from '../../../src/sim/signal-path.js'
 
 /** How the lane's quota guidance reads these signals (sliding or not, continuous or not). */
 function classify(signals: Array<[number, Signal]>): QuotaGuidance {
@@ -229,4 +232,31 @@ describe('atb share spacing with a fleet view (AATB gives the lane its fair frac
     pacer.onSend(T0 + 31_000, 1)
     expect(pacer.delayMs(T0 + 31_500, 1)).toBe(9_500)
   })
+})
+
+describe("atb quota share: a lane's own burst is not other lanes' spending", () => {
+  // One client fires 12 calls at once (8 in flight) at a continuous bucket of 3 refilling 3 per
+  // minute, a free tier's quota, with RateLimit headers (and X-RateLimit's, whose window the lane
+  // infers). The burst's answers arrive while its other attempts are still out; counted as sent
+  // before their own counts, they read as a fleet spending 3 units in 20 s beside the lane, which
+  // then held back 2 of the 3 units as a shared quota's reserve: 260 s where the quota allows 180.
+  for (const feedback of ['ratelimit', 'x-ratelimit'] as const) {
+    it(`${feedback}: done within a second of the oracle's 180 s, with no more 429s than the first burst's`, () => {
+      const workload = { scenario: 'burst', requests: 12, clients: [{ id: 0, startMs: 0, arrivalsMs: new Array<number>(12).fill(0) }] }
+      const metrics = runSimulation({
+        workload,
+        server: tokenBucket({ capacity: 3, perMinute: 3, refill: 'continuous', now: DEFAULT_ORIGIN_MS }),
+        feedback,
+        strategy: { strategy: atb() },
+        clientModel: 'concurrent',
+        signalPath: REAL_SIGNAL_PATH,
+        seed: 1,
+      })
+      expect(metrics.incomplete).toBe(false)
+      // 3 at once, then one per 20 s of refill: the 12th at 180 s.
+      expect(metrics.completionMs).toBeLessThanOrEqual(181_500)
+      // The first burst: 8 in flight against 3 units.
+      expect(metrics.throttled).toBeLessThanOrEqual(5)
+    })
+  }
 })
