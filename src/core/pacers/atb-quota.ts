@@ -19,7 +19,7 @@ export interface QuotaGuidance {
   quotaPerSecond?: number
   /** Units this lane has ever sent (a running count the samples refer to). */
   sentTotal: number
-  /** Recent hints as [time, remaining, sentTotal], oldest first: the fleet's spending is read from them. */
+  /** Recent hints as [time, remaining, own units answered by then], oldest first: the fleet's spending is read from them. */
   samples: Array<[number, number, number]>
   /**
    * Whether the latest hint looks like a quota that refills continuously at its rate: its reset
