@@ -37,8 +37,9 @@ export interface QuotaGuidance {
    */
   sliding: boolean
   /**
-   * Whether a hint announced a reset a whole window away while at least half the quota was left:
-   * a window, not a token bucket, so never read as refilling continuously unless sliding. Sticky.
+   * Whether a hint announced a reset a whole window away (within the header's second, and more
+   * than half a window and a second) while at least half the quota was left: a window, not a
+   * bucket, so never read as refilling continuously unless sliding. Sticky.
    */
   windowed?: boolean
   /** The reset of the latest hint that announced one more than a window away. */
@@ -231,13 +232,15 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
         if (previous !== undefined && Math.abs(guidance.resetAt - previous - policy.windowMs) <= RESET_STEP_SLACK_MS) guidance.sliding = true
         guidance.farResetAt = guidance.resetAt
       }
-      // A token bucket with half its quota left is full again within half a window; a reset a
-      // whole window away then is a window's (a fixed window just begun, or a sliding log, whose
-      // reset is its newest entry's expiry). Near empty, the log's reset (still a window) looks
+      // A token bucket with half its quota left is full again within half a window, a bucket
+      // refilled in steps within one step (shorter than the window it announces), each give or
+      // take a second (the header's rounding); a reset a whole window away then is a window's (a
+      // fixed window just begun, or a sliding log, whose reset is its newest entry's expiry). Near empty, the log's reset (still a window) looks
       // like a bucket's time to full, and read as one, its units that come back only a window
       // after they were spent read as other lanes' spending: a lone lane then held its reserve
       // for a minute at a time (300 calls on 100 per 75 s: 1.52 × the oracle, now 1.19 ×).
-      if (resetS >= policy.windowMs / 1000 - RESET_RESOLUTION_S && remaining >= policy.quota / 2) guidance.windowed = true
+      const windowS = policy.windowMs / 1000
+      if (resetS >= windowS - RESET_RESOLUTION_S && resetS > windowS / 2 + RESET_RESOLUTION_S && remaining >= policy.quota / 2) guidance.windowed = true
       // A reset within one second (the header's resolution) says nothing about the refill: a
       // 3-per-second bucket and a 1 s window both announce 1 s. The lane keeps what it knew.
       if (resetS > RESET_RESOLUTION_S || guidance.sliding) {
