@@ -30,7 +30,7 @@ export interface TimeScaleState {
   measured: boolean
 }
 
-type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainShortMinAdmissions'>
+type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 'drainReferenceMs' | 'drainShortMinAdmissions' | 'minSamples'>
 
 export class LaneTimeScale {
   // Until the measurement: the lane's sends since its first admission, and how many of them were
@@ -39,6 +39,13 @@ export class LaneTimeScale {
   private eagerSends = 0
   private answeredAt = -Infinity
   private answerMs = 0
+  /**
+   * Whether the lane drained the quota itself: saturated (see below) up to its first congestion,
+   * with at least minSamples admissions. Its later 429s then say first that the quota is dry (a
+   * window or a step not back yet), not that other lanes took its share. Not saved: a restored
+   * lane does without.
+   */
+  drainedItself = false
 
   constructor(
     private readonly o: ScaleConstants,
@@ -82,6 +89,7 @@ export class LaneTimeScale {
   noteFirstCongestion(drainMs: number | undefined, admissions: number, alone = true): void {
     if (this.state.measured) return
     this.state.measured = true
+    this.drainedItself = this.saturated() && admissions >= this.o.minSamples
     // Never admitted: the lane came to a quota already dry, and its first 429 says nothing about
     // how long the quota lasted.
     if (drainMs === undefined) return

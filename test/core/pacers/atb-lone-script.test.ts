@@ -5,11 +5,12 @@
 // quota's time scale: this is the counter-case every fast-quota rule is checked against (a drain
 // rule tried in session 10 took the 60/hour case from 36 to 1,186 429s, exponential: 275).
 import { describe, expect, it } from 'vitest'
+import { oracleSchedule } from '../../../src/sim/oracle.js'
 import { DEFAULT_ORIGIN_MS, runSimulation } from '../../../src/sim/run-simulation.js'
 import { createServerModel } from '../../../src/sim/servers/index.js'
 import { REAL_SIGNAL_PATH } from '../../../src/sim/signal-path.js'
 import { lookupStrategy } from '../../../src/sim/strategies.js'
-import type { Feedback, QuotaConfig } from '../../../src/sim/types.js'
+import type { Feedback, QuotaConfig, ServerKind } from '../../../src/sim/types.js'
 
 function run(strategy: string, quota: QuotaConfig, arrivalsMs: number[], feedback: Feedback) {
   const workload = { scenario: 'lone-script', requests: arrivalsMs.length, clients: [{ id: 0, startMs: 0, arrivalsMs }] }
@@ -73,6 +74,44 @@ describe('atb: a lone script on a fast quota', () => {
       const pf = run('atb', c.quota, c.arrivalsMs, 'retry-after')
       expect(pf.incomplete).toBe(false)
       expect(pf.completionMs).toBeLessThanOrEqual(2.5 * ub.completionMs)
+      expect(pf.throttled).toBeLessThanOrEqual(ub.throttled)
+    })
+  }
+})
+
+// The same loop on quotas that come back in lumps: a fixed window, a sliding log, a bucket refilled
+// every minute, a sliding-window counter (100 per 75 s, status-only). The loop drains the quota
+// itself, then meets 429s until the next window or step; each cut the rate ×1/8 (a fleet's lane
+// reads them as others spending its share), and on the quota's return the lane regrew from a
+// fraction of a unit per minute: 2.41 × the oracle on the fixed window, where exponential backoff
+// takes 1.03 ×. Now it resumes at half the rate it had when the dry spell began.
+describe('atb: a lone script on a quota that comes back in lumps', () => {
+  const LUMPY: Array<{ kind: ServerKind; before: number; within: number }> = [
+    { kind: 'fixed-window', before: 2.41, within: 1.8 },
+    { kind: 'sliding-window-log', before: 2.47, within: 1.8 },
+    { kind: 'token-bucket-stepped', before: 1.87, within: 1.3 },
+    { kind: 'sliding-window-counter', before: 1.58, within: 1.15 },
+  ]
+  for (const { kind, before, within } of LUMPY) {
+    it(`${kind}: 300 calls back to back within ${within} × the oracle (was ${before} ×), at most exponential backoff's 429s`, () => {
+      const quota = { capacity: 100, perMinute: 80 }
+      const workload = { scenario: 'lone-script', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs: Array<number>(300).fill(0) }] }
+      const server = () => createServerModel(kind, quota, DEFAULT_ORIGIN_MS)
+      const oracle = oracleSchedule({ workload, server: server(), clientModel: 'paper' })
+      const runWith = (strategy: string) =>
+        runSimulation({
+          workload,
+          server: server(),
+          feedback: 'status-only',
+          strategy: lookupStrategy(strategy)!.setup({ clients: 1, quota, seed: 1 }),
+          clientModel: 'paper',
+          signalPath: REAL_SIGNAL_PATH,
+          seed: 1,
+        })
+      const pf = runWith('atb')
+      const ub = runWith('exponential')
+      expect(pf.incomplete).toBe(false)
+      expect(pf.completionMs).toBeLessThanOrEqual(within * oracle.completionMs)
       expect(pf.throttled).toBeLessThanOrEqual(ub.throttled)
     })
   }
