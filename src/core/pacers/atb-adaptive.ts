@@ -713,6 +713,9 @@ class AtbPacer implements AtbLanePacer {
     if (this.inFlight === 0 && this.lastSendAt !== undefined) this.answerMs = now - this.lastSendAt
     if (signal.kind !== 'error') this.lump.answered(signal.kind === 'ok')
     this.timeScale.noteAnswer(now, this.lastSendAt, this.inFlight === 0)
+    const throttled = signal.kind === 'throttled' || signal.kind === 'overloaded'
+    // Judged at the lane's first 429, the quota's or congestion's alike (before this one counts).
+    if (throttled) this.timeScale.noteFirstThrottle(this.outcomes().counts(now, Infinity).admitted)
     this.absorb(now, signal)
     if (signal.kind === 'ok') {
       this.firstAdmittedAt ??= now
@@ -720,7 +723,7 @@ class AtbPacer implements AtbLanePacer {
       this.outcomes().add(now, true)
       this.slowStartStep(now)
       if (this.cut.echoes > 0 && this.inFlight < this.cut.echoes) this.cut.echoes = this.inFlight
-    } else if (signal.kind === 'throttled' || signal.kind === 'overloaded') {
+    } else if (throttled) {
       this.outcomes().add(now, false)
       if (this.calm(now)) this.becomeCalm()
       // A 429 that an announced quota explains (nothing left) is the quota pacing's business:
@@ -735,11 +738,11 @@ class AtbPacer implements AtbLanePacer {
 
   /** Take in the server's guidance (a Retry-After only while honoured). */
   private absorb(now: number, signal: Signal): void {
-    if (this.o.honourRetryAfter) {
-      if (signal.retryAt !== undefined || signal.remaining !== undefined) absorbGuidance((this.guidance ??= emptyGuidance(this.lastSendAt)), now, signal, this.inFlight)
-    } else if (signal.remaining !== undefined) {
-      absorbGuidance((this.guidance ??= emptyGuidance(this.lastSendAt)), now, { ...signal, retryAt: undefined }, this.inFlight)
-    }
+    const heard = this.o.honourRetryAfter ? signal.retryAt !== undefined || signal.remaining !== undefined : signal.remaining !== undefined
+    if (!heard) return
+    const guidance = (this.guidance ??= emptyGuidance(this.lastSendAt))
+    guidance.ownDrain = this.timeScale.drainedItself
+    absorbGuidance(guidance, now, this.o.honourRetryAfter ? signal : { ...signal, retryAt: undefined }, this.inFlight)
   }
 
   retryDelayMs(now: number, failures: number, signal: Signal): number {

@@ -20,7 +20,13 @@ export interface QuotaGuidance {
   /** Units this lane has ever sent (a running count the samples refer to). */
   sentTotal: number
   /** Recent hints as [time, remaining, own units answered by then], oldest first: the fleet's spending is read from them. */
-  samples: Array<[number, number, number]>
+  samples: Array<Sample>
+  /**
+   * Whether the lane drained the quota itself (atb-time-scale.ts `drainedItself`: a script's loop or
+   * burst): a span its own 429's Retry-After closed is then its own doing, and the refill is
+   * credited only from that time (see fleetSpending).
+   */
+  ownDrain?: boolean
   /**
    * Whether the latest hint looks like a quota that refills continuously at its rate: its reset
    * (time to full) is the missing units over the rate. A bucket refilled in steps, or a window,
@@ -65,6 +71,12 @@ export interface QuotaGuidance {
    */
   shared?: boolean
 }
+
+/**
+ * One hint as the fleet reading uses it: [when, remaining, own units answered by then, when units
+ * may come back (a Retry-After's time, else the hint's)].
+ */
+export type Sample = [at: number, remaining: number, ownAnswered: number, refillFrom: number]
 
 /** `lastSentAt`: the lane's last send before its first guidance (its answer is being read). */
 export function emptyGuidance(lastSentAt?: number): QuotaGuidance {
@@ -254,9 +266,9 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     // The lane's own units the count can hold: those answered by now. The ones still in flight
     // (a burst's, sent before the lane had any guidance among them) show in later counts, and
     // counted as sent here they read as other lanes' spending between this hint and the next.
-    samples.push([now, remaining, guidance.sentTotal - Math.max(0, unitsInFlight)])
+    samples.push([now, remaining, guidance.sentTotal - Math.max(0, unitsInFlight), plausibleFuture(signal.retryAt, now) ? signal.retryAt : now])
     // A sample exactly the sample window old goes, as it would with exact times: the same at every scale.
-    while (samples.length > MAX_SAMPLES || (samples.length > 1 && atLeastAgo((samples[1] as [number, number, number])[0], now, onWindow(guidance, SAMPLE_WINDOW_MS)))) {
+    while (samples.length > MAX_SAMPLES || (samples.length > 1 && atLeastAgo((samples[1] as Sample)[0], now, onWindow(guidance, SAMPLE_WINDOW_MS)))) {
       samples.shift()
     }
   }
@@ -529,7 +541,7 @@ function fleetSpending(guidance: QuotaGuidance, now: number): { perSecond: numbe
   const newest = samples[samples.length - 1]
   if (newest === undefined) return undefined
   // Samples are pruned to the window plus the one just before it: the oldest is the widest span.
-  const oldest = samples[0] as [number, number, number]
+  const oldest = samples[0] as Sample
   // Spans on a threshold are decided the same way at every scale (see DURATION_TIE_RATIO).
   if (shorterThan(newest[0] - oldest[0], onWindow(guidance, MIN_SAMPLE_SPAN_MS))) return undefined
   if (moreThanAgo(oldest[0], now, onWindow(guidance, MAX_SAMPLE_AGE_MS))) return undefined
@@ -538,7 +550,15 @@ function fleetSpending(guidance: QuotaGuidance, now: number): { perSecond: numbe
   // A continuous quota refilled Q·Δt meanwhile. A stepped one refilled nothing unless the
   // count went up (a step landed): then the span says nothing and the lane waits for the next.
   let used: number
-  if (guidance.continuous) used = oldest[1] - newest[1] + (guidance.quotaPerSecond as number) * spanS
+  // A span that began with a 429 whose Retry-After the server set: nothing came back before that
+  // time. Read as refilled all along, the units a sliding-window counter gives back only as its
+  // window rolls read as another lane's spending, and a lone lane waited out the 100 s empty-quota
+  // spacing (one client's 300 calls, RateLimit headers: 1.35 × the oracle; now 1.03 ×). Only for a
+  // lane that drained the quota itself: in a fleet the span says nothing of the others, and read
+  // as "none" every lane of a hundred spent as if alone (the counter's 100-client runs: 2–5 × the
+  // 429s).
+  const refillS = guidance.ownDrain ? Math.max(0, newest[0] - Math.max(oldest[0], oldest[3])) / 1000 : spanS
+  if (guidance.continuous) used = oldest[1] - newest[1] + (guidance.quotaPerSecond as number) * refillS
   else if (newest[1] <= oldest[1]) used = oldest[1] - newest[1]
   else return undefined
   // One unit of our own counts at least: a lane that is about to send is part of the fleet.

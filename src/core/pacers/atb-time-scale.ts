@@ -71,6 +71,14 @@ export class LaneTimeScale {
    * outran it, so the drain measured the lane's own speed against the quota's size, not the
    * quota's time scale (a script looping over items drains a 60-per-hour quota in a second).
    */
+  /** The lane's first 429 (or 503), with `admissions` admitted before it: did the lane drain the quota itself? Judged once. */
+  noteFirstThrottle(admissions: number): void {
+    if (this.drainJudged) return
+    this.drainJudged = true
+    this.drainedItself = this.saturated() && admissions >= this.o.minSamples
+  }
+  private drainJudged = false
+
   private saturated(): boolean {
     return 2 * this.eagerSends > this.sends
   }
@@ -89,7 +97,7 @@ export class LaneTimeScale {
   noteFirstCongestion(drainMs: number | undefined, admissions: number, alone = true): void {
     if (this.state.measured) return
     this.state.measured = true
-    this.drainedItself = this.saturated() && admissions >= this.o.minSamples
+    this.noteFirstThrottle(admissions)
     // Never admitted: the lane came to a quota already dry, and its first 429 says nothing about
     // how long the quota lasted.
     if (drainMs === undefined) return

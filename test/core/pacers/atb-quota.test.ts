@@ -8,6 +8,8 @@ import type { Pacer, Signal } from '../../../src/core/types.js'
 import { answered } from './pacer-traffic.js'
 import { absorbGuidance, emptyGuidance, type QuotaGuidance } from '../../../src/core/pacers/atb-quota.js'
 import { DEFAULT_ORIGIN_MS, runSimulation } from '../../../src/sim/run-simulation.js'
+import { oracleSchedule } from '../../../src/sim/oracle.js'
+import { slidingWindowCounter } from '../../../src/sim/servers/sliding-window-counter.js'
 import { slidingWindowLog } from '../../../src/sim/servers/sliding-window-log.js'
 import { tokenBucket } from '../../../src/sim/servers/token-bucket.js'
 import { REAL_SIGNAL_PATH } from '../../../src/sim/signal-path.js'
@@ -282,5 +284,21 @@ describe('atb quota share on a sliding-window log (RateLimit headers)', () => {
     // The oracle: 100 at once, 100 more a window later, the last 100 two windows later (152 s).
     expect(metrics.completionMs).toBeLessThanOrEqual(1.25 * 152_000)
     expect(metrics.throttled).toBeLessThanOrEqual(3)
+  })
+})
+
+describe('atb quota share on a sliding-window counter: a lone lane after its own 429', () => {
+  // The counter counts a window's units until the window rolls, then fades them out over the next
+  // one; its 429 names that time. The lane that drained it read the span that 429 closed as the
+  // quota refilling at its rate all along, so the units that came back only as the window rolled
+  // read as another lane's spending, and it waited out the empty-quota spacing (1.35 × the oracle).
+  it('one client, 300 calls back to back, RateLimit headers: within 1.1 × the oracle', () => {
+    const workload = { scenario: 'burst', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs: new Array<number>(300).fill(0) }] }
+    const server = () => slidingWindowCounter({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS })
+    const oracle = oracleSchedule({ workload, server: server(), clientModel: 'paper' })
+    const metrics = runSimulation({ workload, server: server(), feedback: 'ratelimit', strategy: { strategy: atb() }, clientModel: 'paper', signalPath: REAL_SIGNAL_PATH, seed: 1 })
+    expect(metrics.incomplete).toBe(false)
+    expect(metrics.completionMs).toBeLessThanOrEqual(1.1 * oracle.completionMs)
+    expect(metrics.throttled).toBeLessThanOrEqual(2)
   })
 })
