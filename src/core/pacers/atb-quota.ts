@@ -19,7 +19,7 @@ export interface QuotaGuidance {
   quotaPerSecond?: number
   /** Units this lane has ever sent (a running count the samples refer to). */
   sentTotal: number
-  /** Recent hints as [time, remaining, own units answered by then], oldest first: the fleet's spending is read from them. */
+  /** Recent hints (see Sample), oldest first: the fleet's spending is read from them. */
   samples: Array<Sample>
   /**
    * Whether the lane drained the quota itself (atb-time-scale.ts `drainedItself`: a script's loop or
@@ -247,10 +247,11 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
       // A token bucket with half its quota left is full again within half a window, a bucket
       // refilled in steps within one step (shorter than the window it announces), each give or
       // take a second (the header's rounding); a reset a whole window away then is a window's (a
-      // fixed window just begun, or a sliding log, whose reset is its newest entry's expiry). Near empty, the log's reset (still a window) looks
-      // like a bucket's time to full, and read as one, its units that come back only a window
-      // after they were spent read as other lanes' spending: a lone lane then held its reserve
-      // for a minute at a time (300 calls on 100 per 75 s: 1.52 × the oracle, now 1.19 ×).
+      // fixed window just begun, or a sliding log, whose reset is its newest entry's expiry).
+      // Near empty, the log's reset (still a window) looks like a bucket's time to full, and read
+      // as one, its units that come back only a window after they were spent read as other lanes'
+      // spending: a lone lane then held its reserve for a minute at a time (300 calls on 100 per
+      // 75 s: 1.52 × the oracle, now 1.19 ×).
       const windowS = policy.windowMs / 1000
       if (resetS >= windowS - RESET_RESOLUTION_S && resetS > windowS / 2 + RESET_RESOLUTION_S && remaining >= policy.quota / 2) guidance.windowed = true
       // A reset within one second (the header's resolution) says nothing about the refill: a

@@ -40,12 +40,13 @@ export class LaneTimeScale {
   private answeredAt = -Infinity
   private answerMs = 0
   /**
-   * Whether the lane drained the quota itself: saturated (see below) up to its first congestion,
-   * with at least minSamples admissions. Its later 429s then say first that the quota is dry (a
-   * window or a step not back yet), not that other lanes took its share. Not saved: a restored
-   * lane does without.
+   * Whether the lane drained the quota itself: saturated (see below) up to its first 429, with at
+   * least minSamples admissions (a script's loop, a batch's burst). Its later 429s then say first
+   * that the quota is dry (a window or a step not back yet), not that other lanes took its share.
+   * Not saved: a restored lane does without.
    */
   drainedItself = false
+  private drainJudged = false
 
   constructor(
     private readonly o: ScaleConstants,
@@ -67,18 +68,20 @@ export class LaneTimeScale {
   }
 
   /**
-   * Whether the lane sent as fast as its answers allowed for most of its drain: its demand
-   * outran it, so the drain measured the lane's own speed against the quota's size, not the
-   * quota's time scale (a script looping over items drains a 60-per-hour quota in a second).
+   * The lane's first 429 (or 503), the quota's or congestion's alike, with `admissions` admitted
+   * before it: whether the lane drained the quota itself. Judged once.
    */
-  /** The lane's first 429 (or 503), with `admissions` admitted before it: did the lane drain the quota itself? Judged once. */
   noteFirstThrottle(admissions: number): void {
     if (this.drainJudged) return
     this.drainJudged = true
     this.drainedItself = this.saturated() && admissions >= this.o.minSamples
   }
-  private drainJudged = false
 
+  /**
+   * Whether the lane sent as fast as its answers allowed for most of its drain: its demand
+   * outran it, so the drain measured the lane's own speed against the quota's size, not the
+   * quota's time scale (a script looping over items drains a 60-per-hour quota in a second).
+   */
   private saturated(): boolean {
     return 2 * this.eagerSends > this.sends
   }
