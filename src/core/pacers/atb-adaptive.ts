@@ -634,11 +634,28 @@ class AtbPacer implements AtbLanePacer {
       const gate = this.o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
       if (gate > 0) return Math.ceil(gate)
       spread = this.spreadMs(guidance, now, units)
+      if (spread > 0 && this.quotaFirstHolds(guidance, now)) spread = this.spreadMs(guidance, now, units)
     }
     if (!this.congested() || this.calm(now)) return Math.ceil(spread)
     // A named lump is spent one attempt at a time, as fast as the answers come.
     if (this.spendingLump()) return Math.ceil(Math.max(spread, this.inFlight > 0 ? Math.max(1, this.answerMs) : 0))
     return Math.ceil(Math.max(this.bucketDelayMs(now, units), spread))
+  }
+
+  /**
+   * An announced quota's pacing holds the lane back for the first time: the quota is reached, as a
+   * 429 says it is, and the lane judges whether it drained it itself (a lone lane on a token bucket
+   * with RateLimit headers never meets the 429, and kept its reserve: 1.06 × the oracle, now 1.00 ×).
+   * Returns whether the judgement changed the pacing. Not on a window the lane inferred itself
+   * (X-RateLimit): there the reserve also absorbs the inference's errors (a lone lane that spent its
+   * last unit waited for a reset its model, flipping between readings, took for a boundary: 1.06 →
+   * 1.22–1.27 ×).
+   */
+  private quotaFirstHolds(guidance: QuotaGuidance, now: number): boolean {
+    if (this.timeScale.judged || guidance.windowMs === undefined || guidance.inferred !== undefined) return false
+    this.timeScale.noteQuotaReached(this.outcomes().counts(now, Infinity).admitted)
+    guidance.ownDrain = this.timeScale.drainedItself
+    return guidance.ownDrain
   }
 
   /** The quota's pacing: the lane's share while a hint is live, the announced rate just after a reset. */
@@ -714,8 +731,9 @@ class AtbPacer implements AtbLanePacer {
     if (signal.kind !== 'error') this.lump.answered(signal.kind === 'ok')
     this.timeScale.noteAnswer(now, this.lastSendAt, this.inFlight === 0)
     const throttled = signal.kind === 'throttled' || signal.kind === 'overloaded'
-    // Judged at the lane's first 429, the quota's or congestion's alike (before this one counts).
-    if (throttled) this.timeScale.noteFirstThrottle(this.outcomes().counts(now, Infinity).admitted)
+    // Judged when the lane first reaches the quota: its first 429, the quota's or congestion's alike
+    // (before this one counts), unless an announced quota's pacing held it back first (delayMs).
+    if (throttled) this.timeScale.noteQuotaReached(this.outcomes().counts(now, Infinity).admitted)
     this.absorb(now, signal)
     if (signal.kind === 'ok') {
       this.firstAdmittedAt ??= now

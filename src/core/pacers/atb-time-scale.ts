@@ -40,8 +40,8 @@ export class LaneTimeScale {
   private answeredAt = -Infinity
   private answerMs = 0
   /**
-   * Whether the lane drained the quota itself: saturated (see below) up to its first 429, with at
-   * least minSamples admissions (a script's loop, a batch's burst). Its later 429s then say first
+   * Whether the lane drained the quota itself: saturated (see below) until it first reached the
+   * quota, with at least minSamples admissions (a script's loop, a batch's burst). Its later 429s then say first
    * that the quota is dry (a window or a step not back yet), not that other lanes took its share.
    * Not saved: a restored lane does without.
    */
@@ -68,13 +68,19 @@ export class LaneTimeScale {
   }
 
   /**
-   * The lane's first 429 (or 503), the quota's or congestion's alike, with `admissions` admitted
-   * before it: whether the lane drained the quota itself. Judged once.
+   * The lane reached the quota for the first time (its first 429 or 503, the quota's or
+   * congestion's alike, or an announced quota's pacing first holding it back), with `admissions`
+   * admitted before: whether the lane drained the quota itself. Judged once.
    */
-  noteFirstThrottle(admissions: number): void {
+  noteQuotaReached(admissions: number): void {
     if (this.drainJudged) return
     this.drainJudged = true
     this.drainedItself = this.saturated() && admissions >= this.o.minSamples
+  }
+
+  /** Whether the lane has reached the quota (see noteQuotaReached). */
+  get judged(): boolean {
+    return this.drainJudged
   }
 
   /**
@@ -100,7 +106,7 @@ export class LaneTimeScale {
   noteFirstCongestion(drainMs: number | undefined, admissions: number, alone = true): void {
     if (this.state.measured) return
     this.state.measured = true
-    this.noteFirstThrottle(admissions)
+    this.noteQuotaReached(admissions)
     // Never admitted: the lane came to a quota already dry, and its first 429 says nothing about
     // how long the quota lasted.
     if (drainMs === undefined) return

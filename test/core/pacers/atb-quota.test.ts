@@ -318,3 +318,19 @@ describe('atb quota share: a lane that drained the quota itself holds no reserve
     expect(metrics.throttled).toBeLessThanOrEqual(2)
   })
 })
+
+describe('atb quota share: a lone lane on a token bucket with RateLimit headers', () => {
+  // It never meets a 429: the quota's pacing holds it back first. That is the quota reached, as a
+  // 429 says it is; a lane that drained it itself then keeps no reserve (with one: 1.06 × the oracle).
+  for (const model of ['paper', 'concurrent'] as const) {
+    it(`one client, 300 calls at once (${model} client): within 1.02 × the oracle, no 429`, () => {
+      const workload = { scenario: 'burst', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs: new Array<number>(300).fill(0) }] }
+      const server = () => tokenBucket({ capacity: 100, perMinute: 80, refill: 'continuous', now: DEFAULT_ORIGIN_MS })
+      const oracle = oracleSchedule({ workload, server: server(), clientModel: model })
+      const metrics = runSimulation({ workload, server: server(), feedback: 'ratelimit', strategy: { strategy: atb() }, clientModel: model, signalPath: REAL_SIGNAL_PATH, seed: 1 })
+      expect(metrics.incomplete).toBe(false)
+      expect(metrics.completionMs).toBeLessThanOrEqual(1.02 * oracle.completionMs)
+      expect(metrics.throttled).toBe(0)
+    })
+  }
+})
