@@ -13,6 +13,8 @@ import { fixedWindow } from '../../../src/sim/servers/fixed-window.js'
 import { slidingWindowCounter } from '../../../src/sim/servers/sliding-window-counter.js'
 import { slidingWindowLog } from '../../../src/sim/servers/sliding-window-log.js'
 import { tokenBucket } from '../../../src/sim/servers/token-bucket.js'
+import type { ClientModel } from '../../../src/sim/client-model.js'
+import type { Feedback, ServerModel } from '../../../src/sim/types.js'
 import { REAL_SIGNAL_PATH } from '../../../src/sim/signal-path.js'
 
 /** How the lane's quota guidance reads these signals (sliding or not, continuous or not). */
@@ -20,6 +22,17 @@ function classify(signals: Array<[number, Signal]>): QuotaGuidance {
   const guidance = emptyGuidance()
   for (const [at, signal] of signals) absorbGuidance(guidance, at, signal)
   return guidance
+}
+
+/**
+ * One client firing `calls` at once at a fresh `server()` (the default atb, seed 1), with the
+ * oracle's completion for the same workload: the lone-client runs below.
+ */
+function loneClient(server: () => ServerModel, feedback: Feedback, clientModel: ClientModel, calls: number) {
+  const workload = { scenario: 'burst', requests: calls, clients: [{ id: 0, startMs: 0, arrivalsMs: new Array<number>(calls).fill(0) }] }
+  const oracle = oracleSchedule({ workload, server: server(), clientModel })
+  const metrics = runSimulation({ workload, server: server(), feedback, strategy: { strategy: atb() }, clientModel, signalPath: REAL_SIGNAL_PATH, seed: 1 })
+  return { metrics, oracleMs: oracle.completionMs }
 }
 
 const ok: Signal = { kind: 'ok', status: 200 }
@@ -246,16 +259,7 @@ describe("atb quota share: a lane's own burst is not other lanes' spending", () 
   // then held back 2 of the 3 units as a shared quota's reserve: 260 s where the quota allows 180.
   for (const feedback of ['ratelimit', 'x-ratelimit'] as const) {
     it(`${feedback}: done within a second of the oracle's 180 s, with no more 429s than the first burst's`, () => {
-      const workload = { scenario: 'burst', requests: 12, clients: [{ id: 0, startMs: 0, arrivalsMs: new Array<number>(12).fill(0) }] }
-      const metrics = runSimulation({
-        workload,
-        server: tokenBucket({ capacity: 3, perMinute: 3, refill: 'continuous', now: DEFAULT_ORIGIN_MS }),
-        feedback,
-        strategy: { strategy: atb() },
-        clientModel: 'concurrent',
-        signalPath: REAL_SIGNAL_PATH,
-        seed: 1,
-      })
+      const { metrics } = loneClient(() => tokenBucket({ capacity: 3, perMinute: 3, refill: 'continuous', now: DEFAULT_ORIGIN_MS }), feedback, 'concurrent', 12)
       expect(metrics.incomplete).toBe(false)
       // 3 at once, then one per 20 s of refill: the 12th at 180 s.
       expect(metrics.completionMs).toBeLessThanOrEqual(181_500)
@@ -271,16 +275,7 @@ describe('atb quota share on a sliding-window log (RateLimit headers)', () => {
   // bucket's time to full; read as one, the units that come back only a window after they were
   // spent read as another lane's spending, and a lone lane held its reserve for a minute at a time.
   it('a lone lane spends each window as it comes back: 300 calls within 1.12 × the oracle (was 1.52 ×)', () => {
-    const workload = { scenario: 'burst', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs: new Array<number>(300).fill(0) }] }
-    const metrics = runSimulation({
-      workload,
-      server: slidingWindowLog({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }),
-      feedback: 'ratelimit',
-      strategy: { strategy: atb() },
-      clientModel: 'paper',
-      signalPath: REAL_SIGNAL_PATH,
-      seed: 1,
-    })
+    const { metrics } = loneClient(() => slidingWindowLog({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }), 'ratelimit', 'paper', 300)
     expect(metrics.incomplete).toBe(false)
     // The oracle: 100 at once, 100 more a window later, the last 100 two windows later (152 s).
     expect(metrics.completionMs).toBeLessThanOrEqual(1.12 * 152_000)
@@ -295,12 +290,9 @@ describe('atb quota share on a sliding-window counter: a lone lane after its own
   // quota refilling at its rate all along, so the units that came back only as the window rolled
   // read as another lane's spending, and it waited out the empty-quota spacing (1.35 × the oracle).
   it('one client, 300 calls back to back, RateLimit headers: within 1.1 × the oracle', () => {
-    const workload = { scenario: 'burst', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs: new Array<number>(300).fill(0) }] }
-    const server = () => slidingWindowCounter({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS })
-    const oracle = oracleSchedule({ workload, server: server(), clientModel: 'paper' })
-    const metrics = runSimulation({ workload, server: server(), feedback: 'ratelimit', strategy: { strategy: atb() }, clientModel: 'paper', signalPath: REAL_SIGNAL_PATH, seed: 1 })
+    const { metrics, oracleMs } = loneClient(() => slidingWindowCounter({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }), 'ratelimit', 'paper', 300)
     expect(metrics.incomplete).toBe(false)
-    expect(metrics.completionMs).toBeLessThanOrEqual(1.1 * oracle.completionMs)
+    expect(metrics.completionMs).toBeLessThanOrEqual(1.1 * oracleMs)
     expect(metrics.throttled).toBeLessThanOrEqual(2)
   })
 })
@@ -309,12 +301,9 @@ describe('atb quota share: a lane that drained the quota itself holds no reserve
   // A fixed window gives its units back only at its end: a unit held back is lost until then. One
   // client's 300 calls on 100 per 75 s, RateLimit headers: 1.07 × the oracle with a reserve of 12.
   it('one client, 300 calls back to back on a fixed window: within 1.02 × the oracle', () => {
-    const workload = { scenario: 'burst', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs: new Array<number>(300).fill(0) }] }
-    const server = () => fixedWindow({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS })
-    const oracle = oracleSchedule({ workload, server: server(), clientModel: 'paper' })
-    const metrics = runSimulation({ workload, server: server(), feedback: 'ratelimit', strategy: { strategy: atb() }, clientModel: 'paper', signalPath: REAL_SIGNAL_PATH, seed: 1 })
+    const { metrics, oracleMs } = loneClient(() => fixedWindow({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }), 'ratelimit', 'paper', 300)
     expect(metrics.incomplete).toBe(false)
-    expect(metrics.completionMs).toBeLessThanOrEqual(1.02 * oracle.completionMs)
+    expect(metrics.completionMs).toBeLessThanOrEqual(1.02 * oracleMs)
     expect(metrics.throttled).toBeLessThanOrEqual(2)
   })
 })
@@ -324,12 +313,9 @@ describe('atb quota share: a lone lane on a token bucket with RateLimit headers'
   // 429 says it is; a lane that drained it itself then keeps no reserve (with one: 1.06 × the oracle).
   for (const model of ['paper', 'concurrent'] as const) {
     it(`one client, 300 calls at once (${model} client): within 1.02 × the oracle, no 429`, () => {
-      const workload = { scenario: 'burst', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs: new Array<number>(300).fill(0) }] }
-      const server = () => tokenBucket({ capacity: 100, perMinute: 80, refill: 'continuous', now: DEFAULT_ORIGIN_MS })
-      const oracle = oracleSchedule({ workload, server: server(), clientModel: model })
-      const metrics = runSimulation({ workload, server: server(), feedback: 'ratelimit', strategy: { strategy: atb() }, clientModel: model, signalPath: REAL_SIGNAL_PATH, seed: 1 })
+      const { metrics, oracleMs } = loneClient(() => tokenBucket({ capacity: 100, perMinute: 80, refill: 'continuous', now: DEFAULT_ORIGIN_MS }), 'ratelimit', model, 300)
       expect(metrics.incomplete).toBe(false)
-      expect(metrics.completionMs).toBeLessThanOrEqual(1.02 * oracle.completionMs)
+      expect(metrics.completionMs).toBeLessThanOrEqual(1.02 * oracleMs)
       expect(metrics.throttled).toBe(0)
     })
   }
