@@ -92,3 +92,50 @@ describe('LaneTimeScale: how long the quota lasted sets a status-only lane\'s ti
     }
   })
 })
+
+describe('LaneTimeScale: whether a lane drained the quota itself', () => {
+  /** `count` sends, each answered after 20 ms and the next sent `gapMs` after that answer. */
+  const traffic = (scale: LaneTimeScale, count: number, gapMs: number) => {
+    let t = 0
+    for (let i = 0; i < count; i++) {
+      scale.noteSend(t, 0, i > 0)
+      scale.noteAnswer(t + 20, t, true)
+      t += 20 + gapMs
+    }
+  }
+
+  it('a lane that sent as fast as its answers came, with minSamples admissions, drained it itself', () => {
+    const loop = new LaneTimeScale(ATB_CONSTANTS)
+    traffic(loop, 10, 0)
+    loop.noteQuotaReached(ATB_CONSTANTS.minSamples)
+    expect(loop.judged).toBe(true)
+    expect(loop.drainedItself).toBe(true)
+  })
+
+  it('one with fewer admissions, or one sending at its own pace, did not', () => {
+    const few = new LaneTimeScale(ATB_CONSTANTS)
+    traffic(few, 10, 0)
+    few.noteQuotaReached(ATB_CONSTANTS.minSamples - 1)
+    expect(few.drainedItself).toBe(false)
+    // A second before each send: a client's own arrivals, not a backlog.
+    const paced = new LaneTimeScale(ATB_CONSTANTS)
+    traffic(paced, 10, 1_000)
+    paced.noteQuotaReached(10)
+    expect(paced.drainedItself).toBe(false)
+  })
+
+  it('is judged once, when the lane first reaches the quota', () => {
+    const scale = new LaneTimeScale(ATB_CONSTANTS)
+    traffic(scale, 10, 1_000)
+    scale.noteQuotaReached(10)
+    traffic(scale, 20, 0)
+    scale.noteQuotaReached(30)
+    expect(scale.drainedItself).toBe(false)
+    // The first congestion judges it too, if nothing did before.
+    const first = new LaneTimeScale(ATB_CONSTANTS)
+    traffic(first, 10, 0)
+    first.noteFirstCongestion(5_000, ATB_CONSTANTS.minSamples)
+    expect(first.judged).toBe(true)
+    expect(first.drainedItself).toBe(true)
+  })
+})
