@@ -165,6 +165,8 @@ class AtbPacer implements AtbLanePacer {
   private guidance: QuotaGuidance | undefined = undefined
   /** Whether the lumps a long Retry-After names are spent as they land (atb-lump.ts). */
   private readonly lump = new LumpSpending()
+  /** When the lump the lane spends (or awaits) was named to land. */
+  private lumpNamedAt = 0
   /** The round trip of the lane's last attempt answered with no other out: a lump's pace. */
   private answerMs = 0
 
@@ -305,8 +307,26 @@ class AtbPacer implements AtbLanePacer {
    */
   private lumpRanOut(now: number, signal: Signal): void {
     this.cut.retryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
-    if (signal.retryAt !== undefined && this.lumpCut()) this.lump.named(signal.retryAt)
+    if (signal.retryAt !== undefined && this.lumpCut() && !this.unitLump(now)) this.nameLump(signal.retryAt)
     else this.lump.trickled()
+  }
+
+  /**
+   * Whether the lump just spent brought at most one unit to a lane that drained the quota itself:
+   * the named time was one unit's refill (a slow token bucket's Retry-After), and the quota comes
+   * back unit by unit, as a short Retry-After says. Spent as lumps, a script's loop sent each call
+   * as soon as the one before was answered and met a 429 on every call: 300 calls on 100 per
+   * 12.5 minutes (k = 10), 200 429s; paced again, 19, at the same completion (1.00 × the oracle).
+   * Every grid byte-identical. (Kept for good instead of until the next named time is admitted: the
+   * stepped and fixed-window lone batches, 8 in flight, took 1.13–1.33 × where they took 1.01 ×.)
+   */
+  private unitLump(now: number): boolean {
+    return this.timeScale.drainedItself && this.outcomes().counts(now, now - this.lumpNamedAt).admitted <= 1
+  }
+
+  private nameLump(retryAt: number): void {
+    this.lump.named(retryAt)
+    this.lumpNamedAt = retryAt
   }
 
   /** Whether the last cut's Retry-After is long on time scale `scale` (see lumpCut). */
@@ -446,7 +466,7 @@ class AtbPacer implements AtbLanePacer {
     const burst = first && this.inFlight > 0 && this.o.burstStartGrowth > 1
     const next = first ? this.firstCutRate(now, measured, burst) : this.nextCutRate(now, since, measured)
     this.applyCut(now, next)
-    if (signal.retryAt !== undefined && this.lumpCut()) this.lump.named(signal.retryAt)
+    if (signal.retryAt !== undefined && this.lumpCut()) this.nameLump(signal.retryAt)
     this.firstPacedSend(now, signal, first, measured, burst)
     this.bucket.refilledAt = now
     this.cut.echoes = Math.max(0, this.inFlight)
