@@ -12,11 +12,12 @@ import { REAL_SIGNAL_PATH } from '../../../src/sim/signal-path.js'
 import { lookupStrategy } from '../../../src/sim/strategies.js'
 import type { Feedback, QuotaConfig, ServerKind } from '../../../src/sim/types.js'
 
-function run(strategy: string, quota: QuotaConfig, arrivalsMs: number[], feedback: Feedback) {
-  const workload = { scenario: 'lone-script', requests: arrivalsMs.length, clients: [{ id: 0, startMs: 0, arrivalsMs }] }
+const loneWorkload = (arrivalsMs: number[]) => ({ scenario: 'lone-script', requests: arrivalsMs.length, clients: [{ id: 0, startMs: 0, arrivalsMs }] })
+
+function run(strategy: string, quota: QuotaConfig, arrivalsMs: number[], feedback: Feedback, kind: ServerKind = 'token-bucket-continuous') {
   return runSimulation({
-    workload,
-    server: createServerModel('token-bucket-continuous', quota, DEFAULT_ORIGIN_MS),
+    workload: loneWorkload(arrivalsMs),
+    server: createServerModel(kind, quota, DEFAULT_ORIGIN_MS),
     feedback,
     strategy: lookupStrategy(strategy)!.setup({ clients: 1, quota, seed: 1 }),
     clientModel: 'paper',
@@ -24,6 +25,11 @@ function run(strategy: string, quota: QuotaConfig, arrivalsMs: number[], feedbac
     seed: 1,
     maxDurationMs: 48 * 3600_000,
   })
+}
+
+/** The oracle's completion for the same lone script. */
+function oracleMs(quota: QuotaConfig, arrivalsMs: number[], kind: ServerKind = 'token-bucket-continuous'): number {
+  return oracleSchedule({ workload: loneWorkload(arrivalsMs), server: createServerModel(kind, quota, DEFAULT_ORIGIN_MS), clientModel: 'paper' }).completionMs
 }
 
 const CASES: Array<{ name: string; quota: QuotaConfig; arrivalsMs: number[] }> = [
@@ -81,12 +87,6 @@ describe('atb: a lone script on a fast quota', () => {
   }
 })
 
-// The same loop on quotas that come back in lumps: a fixed window, a sliding log, a bucket refilled
-// every minute, a sliding-window counter (100 per 75 s, status-only). The loop drains the quota
-// itself, then meets 429s until the next window or step; each cut the rate ×1/8 (a fleet's lane
-// reads them as others spending its share), and on the quota's return the lane regrew from a
-// fraction of a unit per minute: 2.41 × the oracle on the fixed window, where exponential backoff
-// takes 1.03 ×. Now it resumes at half the rate it had when the dry spell began.
 describe('atb: a lone script on the paper quota with Retry-After', () => {
   // 300 calls back to back on 100 per 75 s, a 429 answered with Retry-After: 1. The lane grows past
   // the quota and meets a 429: in a fleet that says what it regained was another lane's, and it cut
@@ -94,16 +94,20 @@ describe('atb: a lone script on the paper quota with Retry-After', () => {
   it('within 1.1 × the oracle (was 1.30 ×), far fewer 429s than exponential backoff', () => {
     const quota = { capacity: 100, perMinute: 80 }
     const arrivalsMs = Array<number>(300).fill(0)
-    const workload = { scenario: 'lone-script', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs }] }
-    const oracle = oracleSchedule({ workload, server: createServerModel('token-bucket-continuous', quota, DEFAULT_ORIGIN_MS), clientModel: 'paper' })
     const ub = run('exponential', quota, arrivalsMs, 'retry-after')
     const pf = run('atb', quota, arrivalsMs, 'retry-after')
     expect(pf.incomplete).toBe(false)
-    expect(pf.completionMs).toBeLessThanOrEqual(1.1 * oracle.completionMs)
+    expect(pf.completionMs).toBeLessThanOrEqual(1.1 * oracleMs(quota, arrivalsMs))
     expect(pf.throttled).toBeLessThanOrEqual(0.1 * ub.throttled)
   })
 })
 
+// The same loop on quotas that come back in lumps: a fixed window, a sliding log, a bucket refilled
+// every minute, a sliding-window counter (100 per 75 s, status-only). The loop drains the quota
+// itself, then meets 429s until the next window or step; each cut the rate ×1/8 (a fleet's lane
+// reads them as others spending its share), and on the quota's return the lane regrew from a
+// fraction of a unit per minute: 2.41 × the oracle on the fixed window, where exponential backoff
+// takes 1.03 ×. Now it resumes at half the rate it had when the dry spell began.
 describe('atb: a lone script on a quota that comes back in lumps', () => {
   const LUMPY: Array<{ kind: ServerKind; before: number; within: number }> = [
     { kind: 'fixed-window', before: 2.41, within: 1.8 },
@@ -114,23 +118,11 @@ describe('atb: a lone script on a quota that comes back in lumps', () => {
   for (const { kind, before, within } of LUMPY) {
     it(`${kind}: 300 calls back to back within ${within} × the oracle (was ${before} ×), at most exponential backoff's 429s`, () => {
       const quota = { capacity: 100, perMinute: 80 }
-      const workload = { scenario: 'lone-script', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs: Array<number>(300).fill(0) }] }
-      const server = () => createServerModel(kind, quota, DEFAULT_ORIGIN_MS)
-      const oracle = oracleSchedule({ workload, server: server(), clientModel: 'paper' })
-      const runWith = (strategy: string) =>
-        runSimulation({
-          workload,
-          server: server(),
-          feedback: 'status-only',
-          strategy: lookupStrategy(strategy)!.setup({ clients: 1, quota, seed: 1 }),
-          clientModel: 'paper',
-          signalPath: REAL_SIGNAL_PATH,
-          seed: 1,
-        })
-      const pf = runWith('atb')
-      const ub = runWith('exponential')
+      const arrivalsMs = Array<number>(300).fill(0)
+      const pf = run('atb', quota, arrivalsMs, 'status-only', kind)
+      const ub = run('exponential', quota, arrivalsMs, 'status-only', kind)
       expect(pf.incomplete).toBe(false)
-      expect(pf.completionMs).toBeLessThanOrEqual(within * oracle.completionMs)
+      expect(pf.completionMs).toBeLessThanOrEqual(within * oracleMs(quota, arrivalsMs, kind))
       expect(pf.throttled).toBeLessThanOrEqual(ub.throttled)
     })
   }
@@ -144,12 +136,10 @@ describe('atb: a lone script on a slow token bucket with Retry-After', () => {
   it('300 calls back to back: within 1.02 × the oracle, at most a tenth of exponential backoff\'s 429s', () => {
     const quota = { capacity: 100, perMinute: 8 }
     const arrivalsMs = Array<number>(300).fill(0)
-    const workload = { scenario: 'lone-script', requests: 300, clients: [{ id: 0, startMs: 0, arrivalsMs }] }
-    const oracle = oracleSchedule({ workload, server: createServerModel('token-bucket-continuous', quota, DEFAULT_ORIGIN_MS), clientModel: 'paper' })
     const ub = run('exponential', quota, arrivalsMs, 'retry-after')
     const pf = run('atb', quota, arrivalsMs, 'retry-after')
     expect(pf.incomplete).toBe(false)
-    expect(pf.completionMs).toBeLessThanOrEqual(1.02 * oracle.completionMs)
+    expect(pf.completionMs).toBeLessThanOrEqual(1.02 * oracleMs(quota, arrivalsMs))
     expect(pf.throttled).toBeLessThanOrEqual(0.1 * ub.throttled)
   })
 })
