@@ -753,7 +753,7 @@ class AtbPacer implements AtbLanePacer {
     const throttled = signal.kind === 'throttled' || signal.kind === 'overloaded'
     // Judged when the lane first reaches the quota: its first 429, the quota's or congestion's alike
     // (before this one counts), unless an announced quota's pacing held it back first (delayMs).
-    if (throttled) this.timeScale.noteQuotaReached(this.outcomes().counts(now, Infinity).admitted)
+    if (throttled && !this.timeScale.judged) this.timeScale.noteQuotaReached(this.outcomes().counts(now, Infinity).admitted)
     this.absorb(now, signal)
     if (signal.kind === 'ok') {
       this.firstAdmittedAt ??= now
