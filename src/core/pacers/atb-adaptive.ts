@@ -666,13 +666,13 @@ class AtbPacer implements AtbLanePacer {
    * An announced quota's pacing holds the lane back for the first time: the quota is reached, as a
    * 429 says it is, and the lane judges whether it drained it itself (a lone lane on a token bucket
    * with RateLimit headers never meets the 429, and kept its reserve: 1.06 × the oracle, now 1.00 ×).
-   * Returns whether the judgement changed the pacing. Not on a window the lane inferred itself
-   * (X-RateLimit): there the reserve also absorbs the inference's errors (a lone lane that spent its
-   * last unit waited for a reset its model, flipping between readings, took for a boundary: 1.06 →
-   * 1.22–1.27 ×).
+   * Returns whether the judgement changed the pacing. Not on a boundary or a bucket the lane inferred
+   * itself (X-RateLimit): there the reserve also absorbs the inference's errors (a lone lane that spent
+   * its last unit waited for a reset its model, flipping between readings, took for a boundary: 1.06 →
+   * 1.22–1.27 ×). A sliding window once told is sticky, and read as an announced one.
    */
   private quotaFirstHolds(guidance: QuotaGuidance, now: number): boolean {
-    if (this.timeScale.judged || guidance.windowMs === undefined || guidance.inferred !== undefined) return false
+    if (this.timeScale.judged || guidance.windowMs === undefined || (guidance.inferred === 'boundary' || guidance.inferred === 'continuous')) return false
     this.timeScale.noteQuotaReached(this.outcomes().counts(now, Infinity).admitted)
     guidance.ownDrain = this.timeScale.drainedItself
     return guidance.ownDrain

@@ -18,6 +18,15 @@
 // - continuously (a token bucket whose reset is the time until it is full: OpenAI's, Anthropic's
 //   documented meaning): the reset moves on by each spent unit's refill time. The missing units
 //   over the time to the reset are then the refill rate, and the limit over the rate the window.
+// - as the window slides: a sliding log gives each unit back one window after it was spent, and
+//   its reset (the newest entry's expiry) stays one window after each answer, whatever is missing:
+//   a fixed window's would have come nearer, a bucket's moved on with the missing units. Told by
+//   the reset keeping its distance while the time passed and the missing units grew beyond what
+//   the headers' rounding can hide (noteExpiry); the distance is then the window. A sliding-window
+//   counter's reset (its current window's end plus one window) jumps a whole window at each of
+//   its windows' ends, as a bucket refilled in steps does, but its units fade back between them:
+//   `remaining` rising with no boundary of the lattice between two answers tells it. Either is
+//   then read as a window announced with the limit as its quota (atb-quota.ts), sticky for the limit.
 //
 // A pair of hints of one window (no reset passed between them, `remaining` fallen) decides: the
 // observed move of the reset is nearer to 0 (a boundary) or to what a bucket refilling at the
@@ -34,7 +43,7 @@ export interface QuotaHint {
   resetAt: number
 }
 
-export type RefillModel = 'boundary' | 'continuous'
+export type RefillModel = 'boundary' | 'continuous' | 'expiry' | 'fading'
 
 /** What the lane has learned of a quota's window from its hints. */
 export interface WindowEvidence {
@@ -53,6 +62,12 @@ export interface WindowEvidence {
   stepUnits?: number
   /** Whether the reset was seen to jump a whole step (a bucket refilled in steps). */
   stepped?: boolean
+  /** The smallest such jump: the step (a window read under another model since may differ). */
+  stepMs?: number
+  /** The hint the expiry test compares later ones with (noteExpiry). */
+  anchor?: QuotaHint
+  /** A sliding window, once told (sticky for the limit): a log's units come back as they expire, a counter's fade back. */
+  sliding?: 'expiry' | 'fading'
 }
 
 /** Take in one hint; returns the quota and window the evidence now gives, if any. */
@@ -64,6 +79,8 @@ export function inferWindow(
   resetAt: number | undefined,
   /** Units the lane sent since its last hint (all of them may have been counted in the new window). */
   sentSinceLast = 0,
+  /** Whether this answer refused its attempt (a 429 or 503). */
+  refused = false,
 ): { quota: number; windowMs: number; model: RefillModel } | undefined {
   if (limit === undefined || !(limit > 0) || !Number.isFinite(limit) || remaining > limit || resetAt === undefined || !(resetAt > at)) {
     return current(evidence)
@@ -75,7 +92,22 @@ export function inferWindow(
     evidence.windowMs = undefined
     evidence.stepUnits = undefined
     evidence.stepped = undefined
-  } else if (last !== undefined && last.at <= at) {
+    evidence.stepMs = undefined
+    evidence.anchor = undefined
+    evidence.sliding = undefined
+  }
+  if (evidence.sliding === undefined && noteExpiry(evidence, hint)) {
+    evidence.sliding = 'expiry'
+    evidence.windowMs = (evidence.anchor as QuotaHint).resetAt - (evidence.anchor as QuotaHint).at
+  } else if (evidence.sliding === undefined && fullBeyondStep(evidence, hint)) {
+    evidence.sliding = 'fading'
+  }
+  if (evidence.sliding !== undefined) {
+    // A log's reset is its newest entry's expiry: at most a window away (the rounding's second
+    // above it), the largest distance seen. A counter keeps the window its boundaries jumped by.
+    if (evidence.sliding === 'expiry') evidence.windowMs = Math.max(evidence.windowMs ?? 0, resetAt - at)
+    evidence.model = evidence.sliding
+  } else if (last !== undefined && last.limit === limit && last.at <= at) {
     if (last.resetAt <= at) {
       // The last reset has passed and this answer announces the next one.
       if (evidence.model === 'boundary' && resetAt > last.resetAt && remaining + sentSinceLast >= limit) {
@@ -90,11 +122,19 @@ export function inferWindow(
         // from a full refill, measured something else).
         const moved = resetAt - last.resetAt
         evidence.windowMs = evidence.stepped ? Math.min(evidence.windowMs ?? Infinity, moved) : moved
+        evidence.stepMs = Math.min(evidence.stepMs ?? Infinity, moved)
         evidence.stepped = true
       }
     } else if (evidence.stepped && evidence.model === 'boundary' && remaining + sentSinceLast > last.remaining) {
-      // Units came back before the announced reset: a step.
-      evidence.stepUnits = Math.max(evidence.stepUnits ?? 0, remaining + sentSinceLast - last.remaining)
+      if (!refused && evidence.stepMs !== undefined && withinOneStep(last.at, at, resetAt, evidence.stepMs)) {
+        // Units came back between two boundaries: they fade back, as a sliding-window counter's
+        // do. Not read from a refusal: its attempt, counted among the lane's sends, took nothing.
+        evidence.sliding = 'fading'
+        evidence.model = 'fading'
+      } else {
+        // Units came back before the announced reset: a step.
+        evidence.stepUnits = Math.max(evidence.stepUnits ?? 0, remaining + sentSinceLast - last.remaining)
+      }
     }
   }
   if (evidence.model === 'continuous' && remaining < limit) {
@@ -103,6 +143,30 @@ export function inferWindow(
   }
   evidence.last = hint
   return current(evidence)
+}
+
+/**
+ * Whether a quota read as refilled in steps announces its time to full beyond the next step while
+ * no more units are missing than a step brings (at least the most seen come back at one): a bucket
+ * refilled in steps would be full at that step. A sliding-window counter announces its full
+ * refill a whole window after its current window ends, whatever is missing, and its units fade
+ * back in between: a fleet held until each boundary never sees them come, and spent about half
+ * the quota a window (1.6 × the oracle). Within the rounding of the reset and of the step read
+ * from two resets, a second each.
+ */
+function fullBeyondStep(evidence: WindowEvidence, hint: QuotaHint): boolean {
+  const { stepMs, stepUnits } = evidence
+  if (evidence.model !== 'boundary' || stepMs === undefined || stepUnits === undefined) return false
+  return hint.limit - hint.remaining <= stepUnits && hint.resetAt - hint.at > stepMs + 2 * RESET_RESOLUTION_MS
+}
+
+/**
+ * Whether no boundary of the lattice that ends at `resetAt`, `windowMs` apart, falls between `fromAt`
+ * and `toAt`, nor within the headers' rounding of either (a whole second on the reset).
+ */
+function withinOneStep(fromAt: number, toAt: number, resetAt: number, windowMs: number): boolean {
+  const stepOf = (at: number): number => Math.floor((resetAt - at) / windowMs)
+  return stepOf(fromAt - RESET_RESOLUTION_MS) === stepOf(toAt + RESET_RESOLUTION_MS)
 }
 
 function current(evidence: WindowEvidence): { quota: number; windowMs: number; model: RefillModel } | undefined {
@@ -136,6 +200,38 @@ function stepJump(first: QuotaHint, second: QuotaHint): boolean {
   const perUnitMs = (first.resetAt - first.at) / (first.limit - first.remaining)
   const bucketMove = second.at - first.at + (first.remaining - second.remaining) * perUnitMs
   return second.resetAt - first.resetAt > bucketMove + 2 * (RESET_RESOLUTION_MS + perUnitMs)
+}
+
+/**
+ * Whether this hint and the lane's anchor tell a quota whose units come back as they expire (a
+ * sliding log): the reset kept its distance from the answer (within the headers' second) while
+ * enough time passed that a fixed window's reset would have come a rounding nearer, and the
+ * missing units at least doubled, which would have moved a bucket's time to full on by at least
+ * the distance itself. A distance of a few seconds at least (below that every model reads alike
+ * through the rounding), and within half of it (a bucket refilled in steps could otherwise jump a
+ * whole step back to the same distance). The anchor is the hint with the fewest units missing
+ * (at least one) within that half; a hint past it, or with fewer missing, takes its place.
+ */
+function noteExpiry(evidence: WindowEvidence, hint: QuotaHint): boolean {
+  const anchor = evidence.anchor
+  const missing = hint.limit - hint.remaining
+  if (anchor !== undefined && anchor.at <= hint.at && anchor.resetAt > hint.at) {
+    const distanceMs = anchor.resetAt - anchor.at
+    const elapsedMs = hint.at - anchor.at
+    if (elapsedMs <= distanceMs / 2) {
+      if (
+        distanceMs >= 3 * RESET_RESOLUTION_MS &&
+        elapsedMs >= 2 * RESET_RESOLUTION_MS &&
+        missing >= 2 * (anchor.limit - anchor.remaining) &&
+        Math.abs(hint.resetAt - hint.at - distanceMs) < RESET_RESOLUTION_MS
+      ) {
+        return true
+      }
+      if (missing >= anchor.limit - anchor.remaining || missing < 1) return false
+    }
+  }
+  if (missing >= 1) evidence.anchor = hint
+  return false
 }
 
 /** A reset's resolution: whole seconds (X-RateLimit-Reset, RateLimit's t). */

@@ -16,6 +16,9 @@ import { tokenBucket } from '../../../src/sim/servers/token-bucket.js'
 import type { ClientModel } from '../../../src/sim/client-model.js'
 import type { Feedback, ServerModel } from '../../../src/sim/types.js'
 import { REAL_SIGNAL_PATH } from '../../../src/sim/signal-path.js'
+import { exponential } from '../../../src/core/pacers/exponential.js'
+import { syntheticScenario } from '../../../src/sim/scenarios.js'
+import { generateWorkload } from '../../../src/sim/workload.js'
 
 /** How the lane's quota guidance reads these signals (sliding or not, continuous or not). */
 function classify(signals: Array<[number, Signal]>): QuotaGuidance {
@@ -284,6 +287,52 @@ describe('atb quota share on a sliding-window log (RateLimit headers)', () => {
   })
 })
 
+describe('atb quota share on a sliding-window log: a fleet', () => {
+  // Near empty a log is a bucket to a fleet: its count at 0 hides the others' spending unless the
+  // refill is credited at the quota's rate. Read as a window (a reset a whole window away with half
+  // the quota left), every lane retried where it expected a unit back and met the others there:
+  // 847 429s a run against exponential backoff's 374. The log's reset moves on with each admission,
+  // a fixed window's stays put: that tells them apart.
+  const log = (): ServerModel => slidingWindowLog({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS })
+  const fleet = (strategy: typeof atb, feedback: Feedback, seed: number) => {
+    const workload = generateWorkload(syntheticScenario(5, 600), seed)
+    const metrics = runSimulation({ workload, server: log(), feedback, strategy: { strategy: strategy() }, clientModel: 'paper', signalPath: REAL_SIGNAL_PATH, seed })
+    return { metrics, oracleMs: oracleSchedule({ workload, server: log(), clientModel: 'paper' }).completionMs }
+  }
+  for (const feedback of ['ratelimit', 'x-ratelimit'] as const) {
+    it(`5 clients, 600 requests, ${feedback}: under a third of exponential backoff's 429s, within 1.08 × the oracle`, () => {
+      for (const seed of [1, 2, 3]) {
+        const { metrics, oracleMs } = fleet(atb, feedback, seed)
+        const backoff = fleet(exponential, feedback, seed).metrics
+        expect(metrics.incomplete).toBe(false)
+        expect(metrics.throttled).toBeLessThan(backoff.throttled / 3)
+        expect(metrics.completionMs).toBeLessThanOrEqual(1.08 * oracleMs)
+      }
+    })
+  }
+
+  it('one client, 300 calls at once, X-RateLimit headers (no window announced): within 1.05 × the oracle', () => {
+    // The log's reset keeps its distance from each answer while the missing units grow: the lane
+    // reads the window from it and spends as if it were announced (before: 1.60 × the oracle).
+    const { metrics, oracleMs } = loneClient(log, 'x-ratelimit', 'concurrent', 300)
+    expect(metrics.incomplete).toBe(false)
+    expect(metrics.completionMs).toBeLessThanOrEqual(1.05 * oracleMs)
+    expect(metrics.throttled).toBeLessThanOrEqual(4)
+  })
+
+  it('a fixed window\'s reset stays put and keeps it a window; a reset that moves on before it is due unmarks it for good', () => {
+    const policy = { limit: 100, policy: 'q', policies: [{ name: 'q', quota: 100, windowMs: 75_000 }] }
+    const hint = (at: number, remaining: number, resetAt: number): [number, Signal] => [at, { kind: 'ok', status: 200, remaining, resetAt, ...policy }]
+    const fixed = classify([hint(T0, 90, T0 + 75_000), hint(T0 + 10_000, 60, T0 + 75_000), hint(T0 + 60_000, 5, T0 + 75_000)])
+    expect(fixed.windowed).toBe(true)
+    expect(fixed.continuous).toBe(false)
+    const moving = classify([hint(T0, 90, T0 + 75_000), hint(T0 + 10_000, 60, T0 + 85_000), hint(T0 + 60_000, 0, T0 + 135_000)])
+    expect(moving.windowed).toBe(false)
+    // Near empty, its reset is a bucket's time to full (100 missing at 4/3 per second: 75 s).
+    expect(moving.continuous).toBe(true)
+  })
+})
+
 describe('atb quota share on a sliding-window counter: a lone lane after its own 429', () => {
   // The counter counts a window's units until the window rolls, then fades them out over the next
   // one; its 429 names that time. The lane that drained it read the span that 429 closed as the
@@ -294,6 +343,17 @@ describe('atb quota share on a sliding-window counter: a lone lane after its own
     expect(metrics.incomplete).toBe(false)
     expect(metrics.completionMs).toBeLessThanOrEqual(1.1 * oracleMs)
     expect(metrics.throttled).toBeLessThanOrEqual(2)
+  })
+})
+
+describe('atb quota share on a sliding-window counter with X-RateLimit headers (no window announced)', () => {
+  // Its reset jumps a window at each window's end, as a stepped bucket's time to full jumps a step,
+  // and read as one the lane took the units that faded back for a step's: 1.37 × the oracle.
+  it('one client, 300 calls back to back: within 1.25 × the oracle, no 429', () => {
+    const { metrics, oracleMs } = loneClient(() => slidingWindowCounter({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }), 'x-ratelimit', 'paper', 300)
+    expect(metrics.incomplete).toBe(false)
+    expect(metrics.completionMs).toBeLessThanOrEqual(1.25 * oracleMs)
+    expect(metrics.throttled).toBe(0)
   })
 })
 

@@ -187,3 +187,99 @@ describe('nextBoundaryAt: when a boundary quota gives units back', () => {
     expect(nextBoundaryAt(T0 + 240_000 * 60, 60_000 * 60, T0 + 112_600 * 60)).toBe(T0 + 120_000 * 60)
   })
 })
+
+// A sliding log of 100 per 75 s, X-RateLimit headers: its reset is the newest entry's expiry, one
+// window after each admitted answer (whole seconds, rounded up), whatever is missing.
+function logHints(k: number): Array<[number, number, number, number, number?]> {
+  const reset = (at: number) => Math.ceil((T0 + at + 75_000 * k) / 1000) * 1000 - T0
+  return [
+    [0, 99, 100, reset(0)], // one missing: a bucket refilling a unit per 76 s would say the same
+    [200 * k, 88, 100, reset(200 * k), 11], // 12 missing within the rounding: a fixed window just begun says the same
+    [2_830 * k, 85, 100, reset(2_830 * k), 3], // the reset kept its distance: not a boundary, not a bucket
+  ]
+}
+const LOG = logHints(1)
+
+describe('inferWindow: a sliding log (its reset one window after each answer)', () => {
+  it('is told once the reset kept its distance over seconds while the missing units grew; the distance is the window', () => {
+    expect(feed(LOG.slice(0, 2)).evidence.model).toBe('boundary')
+    const { result } = feed(LOG)
+    expect(result).toMatchObject({ quota: 100, model: 'expiry' })
+    // The largest distance seen: the window, rounded up to the header's second.
+    expect(result!.windowMs).toBeGreaterThanOrEqual(75_000)
+    expect(result!.windowMs).toBeLessThan(76_000)
+  })
+
+  it('stays told for the limit (a later pair that looks like a bucket does not flip it), and a new limit forgets it', () => {
+    const { result } = feed([...LOG, [40_000, 10, 100, 115_500, 75], [41_000, 9, 100, 116_500]])
+    expect(result?.model).toBe('expiry')
+    expect(feed([...LOG, [42_000, 40, 50, 117_000]]).evidence.sliding).toBeUndefined()
+  })
+
+  it('every time × k gives the window × k, within the header\'s second', () => {
+    for (const k of [10, 100]) {
+      const windowMs = feed(logHints(k)).result?.windowMs as number
+      expect(windowMs).toBeGreaterThanOrEqual(75_000 * k)
+      expect(windowMs).toBeLessThan(75_000 * k + 1000)
+    }
+  })
+
+  it('a short window is told once two seconds have passed (the rounding hides less), within half of it', () => {
+    // 7.5 s: the third answer of logHints(0.1) came 0.28 s after the first, within the rounding.
+    expect(feed(logHints(0.1)).result?.model).not.toBe('expiry')
+    const reset = (at: number) => Math.ceil((T0 + at + 7_500) / 1000) * 1000 - T0
+    const { result } = feed([[0, 99, 100, reset(0)], [2_500, 95, 100, reset(2_500), 4]])
+    expect(result?.model).toBe('expiry')
+    expect(result!.windowMs).toBeGreaterThanOrEqual(7_500)
+    expect(result!.windowMs).toBeLessThan(8_500)
+  })
+
+  it('a continuous bucket and a fixed window are not read as one', () => {
+    // 100 units at 80 per 60 s: time to full = missing × 0.75 s, which doubles with the missing units.
+    const bucket = feed([[0, 90, 100, 7_500], [2_500, 80, 100, 2_500 + 15_000], [3_000, 70, 100, 3_000 + 22_500]])
+    expect(bucket.evidence.model).toBe('continuous')
+    const fixed = feed([[0, 90, 100, 75_000], [3_000, 70, 100, 75_000], [30_000, 20, 100, 75_000]])
+    expect(fixed.evidence.model).toBe('boundary')
+  })
+})
+
+// A sliding-window counter of 100 per 75 s (windows at 0, 75, 150 s): its reset (full refill) is the
+// current window's end plus one window, which jumps a window at each end, as a stepped bucket's
+// time to full jumps a step; but the last window's count fades back between the ends.
+describe('inferWindow: a sliding-window counter', () => {
+  const FIRST: Array<[number, number, number, number, number?]> = [
+    [60_000, 50, 100, 150_000],
+    [74_000, 40, 100, 150_000, 10],
+    [78_000, 30, 100, 225_000, 10], // the reset jumped a window: read as a step of 75 s
+  ]
+  it('units that come back between two ends fade back: a counter, whose quota is the limit', () => {
+    expect(feed(FIRST).evidence.stepped).toBe(true)
+    const { result } = feed([...FIRST, [100_000, 45, 100, 225_000, 1]])
+    expect(result).toEqual({ quota: 100, windowMs: 75_000, model: 'fading' })
+  })
+
+  it('a refusal is no evidence of units coming back (its own attempt, counted as sent, took nothing)', () => {
+    const read = (refused: boolean) => {
+      const evidence: WindowEvidence = {}
+      for (const [at, remaining, limit, resetAt, sent] of [...FIRST, [80_000, 0, 100, 225_000, 30]] as Array<[number, number, number, number, number?]>) {
+        inferWindow(evidence, T0 + at, remaining, limit, T0 + resetAt, sent ?? 1)
+      }
+      inferWindow(evidence, T0 + 100_000, 0, 100, T0 + 225_000, 1, refused)
+      return evidence.model
+    }
+    expect(read(true)).toBe('boundary')
+    expect(read(false)).toBe('fading')
+  })
+
+  it('a full refill announced beyond the next step with no more missing than a step brings is a counter', () => {
+    // Held until each end, a fleet never sees units fade back; but a stepped bucket missing no
+    // more than a step brings would be full at that step, and the counter announces a window more.
+    const held: Array<[number, number, number, number, number?]> = [...FIRST, [149_000, 20, 100, 225_000, 10], [151_000, 70, 100, 300_000, 0]]
+    expect(feed(held).evidence).toMatchObject({ model: 'boundary', stepUnits: 50 })
+    expect(feed([...held, [152_000, 60, 100, 300_000, 10]]).result?.model).toBe('fading')
+  })
+
+  it('a bucket refilled in steps stays one', () => {
+    expect(feed(STEPPED).evidence.model).toBe('boundary')
+  })
+})
