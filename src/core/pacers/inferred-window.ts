@@ -66,6 +66,8 @@ export interface WindowEvidence {
   stepMs?: number
   /** The hint the expiry test compares later ones with (noteExpiry). */
   anchor?: QuotaHint
+  /** Whether the reset jumped (moved on by more than the time passed) since the anchor. */
+  jumped?: boolean
   /** A sliding window, once told (sticky for the limit): a log's units come back as they expire, a counter's fade back. */
   sliding?: 'expiry' | 'fading'
 }
@@ -94,6 +96,7 @@ export function inferWindow(
     evidence.stepped = undefined
     evidence.stepMs = undefined
     evidence.anchor = undefined
+    evidence.jumped = undefined
     evidence.sliding = undefined
   }
   if (evidence.sliding === undefined && noteExpiry(evidence, hint)) {
@@ -208,9 +211,13 @@ function stepJump(first: QuotaHint, second: QuotaHint): boolean {
  * enough time passed that a fixed window's reset would have come a rounding nearer, and the
  * missing units at least doubled, which would have moved a bucket's time to full on by at least
  * the distance itself. A distance of a few seconds at least (below that every model reads alike
- * through the rounding), and within half of it (a bucket refilled in steps could otherwise jump a
- * whole step back to the same distance). The anchor is the hint with the fewest units missing
- * (at least one) within that half; a hint past it, or with fewer missing, takes its place.
+ * through the rounding), and within half of it. And the reset came there gradually: between no two
+ * of the lane's hints since the anchor did it move on by more than the time between them (within
+ * the rounding). A reset that jumps (a sliding-window counter's at its window's end, a stepped bucket's at a step)
+ * lands at the same distance when the time passed equals its jump: one client on a counter of 100
+ * per 15 s read it as a log with a 30 s window (300 calls 57 s; read as a counter, 51 s). The
+ * anchor is the hint with the fewest units missing (at least one) within that half; a hint past
+ * it, or with fewer missing, takes its place.
  */
 function noteExpiry(evidence: WindowEvidence, hint: QuotaHint): boolean {
   const anchor = evidence.anchor
@@ -219,7 +226,10 @@ function noteExpiry(evidence: WindowEvidence, hint: QuotaHint): boolean {
     const distanceMs = anchor.resetAt - anchor.at
     const elapsedMs = hint.at - anchor.at
     if (elapsedMs <= distanceMs / 2) {
+      const last = evidence.last
+      if (last !== undefined && last.at >= anchor.at && hint.resetAt - last.resetAt > hint.at - last.at + 2 * RESET_RESOLUTION_MS) evidence.jumped = true
       if (
+        !evidence.jumped &&
         distanceMs >= 3 * RESET_RESOLUTION_MS &&
         elapsedMs >= 2 * RESET_RESOLUTION_MS &&
         missing >= 2 * (anchor.limit - anchor.remaining) &&
@@ -230,7 +240,10 @@ function noteExpiry(evidence: WindowEvidence, hint: QuotaHint): boolean {
       if (missing >= anchor.limit - anchor.remaining || missing < 1) return false
     }
   }
-  if (missing >= 1) evidence.anchor = hint
+  if (missing >= 1) {
+    evidence.anchor = hint
+    evidence.jumped = false
+  }
   return false
 }
 

@@ -234,6 +234,13 @@ describe('inferWindow: a sliding log (its reset one window after each answer)', 
     expect(result!.windowMs).toBeLessThan(8_500)
   })
 
+  it('a reset that jumped (a counter\'s at its window\'s end) is not read as one, though it lands at the same distance', () => {
+    // A sliding-window counter of 100 per 15 s: its full refill is its window's end plus a window.
+    // Epoch-second resets: the first answer came 0.5 s into the second, its reset rounded up.
+    const counter = feed([[0, 99, 100, 30_500], [7_000, 70, 100, 30_500, 29], [14_900, 40, 100, 30_500, 30], [15_100, 30, 100, 45_500, 10]])
+    expect(counter.evidence.sliding).toBeUndefined()
+  })
+
   it('a continuous bucket and a fixed window are not read as one', () => {
     // 100 units at 80 per 60 s: time to full = missing × 0.75 s, which doubles with the missing units.
     const bucket = feed([[0, 90, 100, 7_500], [2_500, 80, 100, 2_500 + 15_000], [3_000, 70, 100, 3_000 + 22_500]])
