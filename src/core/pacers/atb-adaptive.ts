@@ -38,6 +38,7 @@ import {
 import { OutcomeLog, TimeRing } from './atb-rate.js'
 import { LaneTimeScale, parseTimeScale, type TimeScaleState } from './atb-time-scale.js'
 import { LumpSpending } from './atb-lump.js'
+import { readsAsAnnounced } from './inferred-window.js'
 import { finiteIn, matchingState, pastTime } from './pacer-state.js'
 import type { ResolvedAtbOptions } from './atb-options.js'
 
@@ -672,7 +673,7 @@ class AtbPacer implements AtbLanePacer {
    * 1.22–1.27 ×). A sliding window once told is sticky, and read as an announced one.
    */
   private quotaFirstHolds(guidance: QuotaGuidance, now: number): boolean {
-    if (this.timeScale.judged || guidance.windowMs === undefined || (guidance.inferred === 'boundary' || guidance.inferred === 'continuous')) return false
+    if (this.timeScale.judged || guidance.windowMs === undefined || (guidance.inferred !== undefined && !readsAsAnnounced(guidance.inferred))) return false
     this.timeScale.noteQuotaReached(this.outcomes().counts(now, Infinity).admitted)
     guidance.ownDrain = this.timeScale.drainedItself
     return guidance.ownDrain

@@ -2,7 +2,7 @@
 // (`remaining` units until `resetAt`). These are lane-wide: the quota is shared by every
 // caller of the lane, so one response's "wait until T" holds every attempt back.
 import type { Signal } from '../types.js'
-import { inferWindow, nextBoundaryAt, type RefillModel, type WindowEvidence } from './inferred-window.js'
+import { inferWindow, nextBoundaryAt, readsAsAnnounced, type RefillModel, type WindowEvidence } from './inferred-window.js'
 
 export interface QuotaGuidance {
   /** Epoch ms before which nothing may be sent (the latest Retry-After seen). */
@@ -228,7 +228,7 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
     guidance.windowMs = policy?.windowMs
     guidance.quota = policy?.quota
     if (inferred?.model === 'fading') guidance.sliding = true
-    if (inferred !== undefined && (inferred.model === 'boundary' || inferred.model === 'continuous')) {
+    if (inferred !== undefined && !readsAsAnnounced(inferred.model)) {
       // The evidence that gave the window also told how the quota refills (a sliding window's
       // is read as an announced one is, below; a counter's as sliding at once).
       guidance.continuous = inferred.model === 'continuous'

@@ -172,6 +172,11 @@ function withinOneStep(fromAt: number, toAt: number, resetAt: number, windowMs: 
   return stepOf(fromAt - RESET_RESOLUTION_MS) === stepOf(toAt + RESET_RESOLUTION_MS)
 }
 
+/** Whether a lane reads this inferred model as it reads an announced window: a sliding window, once told (sticky). */
+export function readsAsAnnounced(model: RefillModel): boolean {
+  return model === 'expiry' || model === 'fading'
+}
+
 function current(evidence: WindowEvidence): { quota: number; windowMs: number; model: RefillModel } | undefined {
   const { last, model, windowMs } = evidence
   if (last === undefined || model === undefined || windowMs === undefined || !(windowMs > 0) || !Number.isFinite(windowMs)) return undefined
