@@ -38,6 +38,9 @@ function loneClient(server: () => ServerModel, feedback: Feedback, clientModel: 
   return { metrics, oracleMs: oracle.completionMs }
 }
 
+/** The paper's quota as a window: 100 per 75 s, from the simulator's origin. */
+const PAPER_WINDOW = { limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }
+
 const ok: Signal = { kind: 'ok', status: 200 }
 const T0 = 1_700_000_000_000
 const make = (): Pacer => atb().create({ now: T0, random: () => 0.5 })
@@ -278,7 +281,7 @@ describe('atb quota share on a sliding-window log (RateLimit headers)', () => {
   // bucket's time to full; read as one, the units that come back only a window after they were
   // spent read as another lane's spending, and a lone lane held its reserve for a minute at a time.
   it('a lone lane spends each window as it comes back: 300 calls within 1.12 × the oracle (was 1.52 ×)', () => {
-    const { metrics } = loneClient(() => slidingWindowLog({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }), 'ratelimit', 'paper', 300)
+    const { metrics } = loneClient(() => slidingWindowLog(PAPER_WINDOW), 'ratelimit', 'paper', 300)
     expect(metrics.incomplete).toBe(false)
     // The oracle: 100 at once, 100 more a window later, the last 100 two windows later (152 s).
     expect(metrics.completionMs).toBeLessThanOrEqual(1.12 * 152_000)
@@ -293,7 +296,7 @@ describe('atb quota share on a sliding-window log: a fleet', () => {
   // the quota left), every lane retried where it expected a unit back and met the others there:
   // 847 429s a run against exponential backoff's 374. The log's reset moves on with each admission,
   // a fixed window's stays put: that tells them apart.
-  const log = (): ServerModel => slidingWindowLog({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS })
+  const log = (): ServerModel => slidingWindowLog(PAPER_WINDOW)
   const fleet = (strategy: typeof atb, feedback: Feedback, seed: number) => {
     const workload = generateWorkload(syntheticScenario(5, 600), seed)
     const metrics = runSimulation({ workload, server: log(), feedback, strategy: { strategy: strategy() }, clientModel: 'paper', signalPath: REAL_SIGNAL_PATH, seed })
@@ -339,7 +342,7 @@ describe('atb quota share on a sliding-window counter: a lone lane after its own
   // quota refilling at its rate all along, so the units that came back only as the window rolled
   // read as another lane's spending, and it waited out the empty-quota spacing (1.35 × the oracle).
   it('one client, 300 calls back to back, RateLimit headers: within 1.1 × the oracle', () => {
-    const { metrics, oracleMs } = loneClient(() => slidingWindowCounter({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }), 'ratelimit', 'paper', 300)
+    const { metrics, oracleMs } = loneClient(() => slidingWindowCounter(PAPER_WINDOW), 'ratelimit', 'paper', 300)
     expect(metrics.incomplete).toBe(false)
     expect(metrics.completionMs).toBeLessThanOrEqual(1.1 * oracleMs)
     expect(metrics.throttled).toBeLessThanOrEqual(2)
@@ -350,7 +353,7 @@ describe('atb quota share on a sliding-window counter with X-RateLimit headers (
   // Its reset jumps a window at each window's end, as a stepped bucket's time to full jumps a step,
   // and read as one the lane took the units that faded back for a step's: 1.37 × the oracle.
   it('one client, 300 calls back to back: within 1.25 × the oracle, no 429', () => {
-    const { metrics, oracleMs } = loneClient(() => slidingWindowCounter({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }), 'x-ratelimit', 'paper', 300)
+    const { metrics, oracleMs } = loneClient(() => slidingWindowCounter(PAPER_WINDOW), 'x-ratelimit', 'paper', 300)
     expect(metrics.incomplete).toBe(false)
     expect(metrics.completionMs).toBeLessThanOrEqual(1.25 * oracleMs)
     expect(metrics.throttled).toBe(0)
@@ -361,7 +364,7 @@ describe('atb quota share: a lane that drained the quota itself holds no reserve
   // A fixed window gives its units back only at its end: a unit held back is lost until then. One
   // client's 300 calls on 100 per 75 s, RateLimit headers: 1.07 × the oracle with a reserve of 12.
   it('one client, 300 calls back to back on a fixed window: within 1.02 × the oracle', () => {
-    const { metrics, oracleMs } = loneClient(() => fixedWindow({ limit: 100, windowMs: 75_000, now: DEFAULT_ORIGIN_MS }), 'ratelimit', 'paper', 300)
+    const { metrics, oracleMs } = loneClient(() => fixedWindow(PAPER_WINDOW), 'ratelimit', 'paper', 300)
     expect(metrics.incomplete).toBe(false)
     expect(metrics.completionMs).toBeLessThanOrEqual(1.02 * oracleMs)
     expect(metrics.throttled).toBeLessThanOrEqual(2)
