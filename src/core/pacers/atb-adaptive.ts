@@ -679,11 +679,21 @@ class AtbPacer implements AtbLanePacer {
     return guidance.ownDrain
   }
 
-  /** The quota's pacing: the lane's share while a hint is live, the announced rate just after a reset. */
+  /**
+   * The quota's pacing: the lane's share while a hint is live, the announced rate just after a reset.
+   * On a quota that gives units back in lumps (a stepped bucket, a window) a wait read from a live
+   * hint ends at its reset, where the units come back and the hint runs out; the pacing after it
+   * is decided then. Without this a lane whose aged hint read empty slept through the step on its
+   * longest spacing (a fair turn's stand-in), and a fleet left each step part unspent: stepped
+   * RateLimit runs of 100 clients took 1.19–1.22 × the oracle, now 1.01–1.02 ×, at exponential
+   * backoff's count of 429s or under (docs/algorithms.md, "A wait ends at a lumpy reset"). Not on a
+   * token bucket, whose reset (its time to full) is no moment of its own while the fleet spends:
+   * 100 clients then came back at their resets and met 2–3 × the 429s.
+   */
   private spreadMs(guidance: QuotaGuidance, now: number, units: number): number {
-    return hasLiveHint(guidance, now)
-      ? spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
-      : resetPaceDelayMs(guidance, now, units, this.lastSendAt)
+    if (!hasLiveHint(guidance, now)) return resetPaceDelayMs(guidance, now, units, this.lastSendAt)
+    const spread = spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
+    return guidance.lumpy === true ? Math.min(spread, (guidance.resetAt as number) - now) : spread
   }
 
   /** How long until the bucket holds the tokens a send of `units` needs (at most one burst's worth). */

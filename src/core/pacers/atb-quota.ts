@@ -53,6 +53,12 @@ export interface QuotaGuidance {
    * sliding log's (its newest entry's expiry) or a bucket's, never a fixed window's. Sticky.
    */
   resetMoves?: boolean
+  /**
+   * Whether a hint whose refill could be told announced a reset later than its missing units take
+   * at the quota's rate: a bucket refilled in steps or a window, whose reset is when units come
+   * back, not a token bucket's time to full. Sticky.
+   */
+  lumpy?: boolean
   /** The reset of the latest hint that announced one more than a window away. */
   farResetAt?: number
   /** The announced policy's window (ms); undefined when none. */
@@ -276,6 +282,7 @@ export function absorbGuidance(guidance: QuotaGuidance, now: number, signal: Sig
       if (resetS > RESET_RESOLUTION_S || guidance.sliding) {
         guidance.continuous = guidance.sliding || (!guidance.windowed && Math.abs(resetS - refillS) <= RESET_RESOLUTION_S + 1 / perSecond)
         guidance.refillKnown = true
+        if (!guidance.continuous) guidance.lumpy = true
       }
     } else {
       guidance.continuous = false

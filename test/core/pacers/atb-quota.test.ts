@@ -240,12 +240,21 @@ describe('atb share spacing with a fleet view (AATB gives the lane its fair frac
     expect(pacer.delayMs(T0 + 40_000, 1)).toBeLessThan(first)
   })
 
-  it('keeps the fixed caps on a quota that gives units back in lumps (a fixed window)', () => {
-    // Both hints announce the same window end, 50 s after T0: nothing comes back before it.
-    // The fleet spent 85 units in 30 s; the lane's 1 unit in 31 s scales to 79 s, capped at 60 s.
+  it('on a quota that gives units back in lumps (a fixed window), waits for the window to end, not for a turn', () => {
+    // Both hints announce the same window end, 50 s after T0: nothing comes back before it, and
+    // everything at it. The fleet spent 85 units in 30 s; the lane's 1 unit in 31 s scales to
+    // 79 s, capped at 60 s (T0 + 61 s): the lane comes back at the window's end instead, where
+    // the hint runs out and the units are back (it used to sleep through it, to T0 + 61 s).
     const lumpy = (fleetShare?: number) => lightLane(fleetShare, [90, 50_000], [5, 50_000])
-    expect(lumpy().delayMs(T0 + 31_000, 1)).toBe(30_000)
-    expect(lumpy(1 / 50).delayMs(T0 + 31_000, 1)).toBe(30_000)
+    expect(lumpy().delayMs(T0 + 31_000, 1)).toBe(19_000)
+    expect(lumpy(1 / 50).delayMs(T0 + 31_000, 1)).toBe(19_000)
+  })
+
+  it('on a token bucket (its reset the time to full), keeps the caps past the reset', () => {
+    // Reset = missing units × 0.75 s: nothing special happens there, the fleet keeps spending.
+    // At T0 + 40 s the aged hint reads empty: the lane's spacing runs past the reset, 62.25 s away.
+    const pacer = lightLane()
+    expect(pacer.delayMs(T0 + 40_000, 1)).toBeGreaterThan(62_250)
   })
 
   it('never spaces closer than 10 s on the fleet view alone (a busier lane reads its own rate)', () => {
