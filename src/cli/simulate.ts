@@ -66,7 +66,8 @@ Deterministic shared-quota simulator (virtual time; the SDK's own pacers).
   --live                       run one scenario (default real-trace-800) in the simulator AND for real:
                                the shipped createClient against the local HTTP quota server, time
                                compressed (--time-scale, default 20), and print both side by side
-                               (--strategy default exponential,atb; --seeds default 3)
+                               (--strategy default exponential,atb; --seeds default 3; --server one
+                               model, default token-bucket-continuous)
   --time-scale N               with --live: model time runs N× faster than wall time
   --routes                     the routes scenario (12 clients, POST /orders 1/s under a global 10/s):
                                the shipped createClient in virtual time at each --scale (default
@@ -429,6 +430,11 @@ async function runLive(values: Values): Promise<number> {
     process.stderr.write(`polite-fetch simulate: --feedback must be one of ${FEEDBACK_MODES.join(', ')}\n`)
     return 1
   }
+  const server = list(values.server)?.[0] ?? 'token-bucket-continuous'
+  if (!isServerKind(server)) {
+    process.stderr.write(`polite-fetch simulate: --server must be one of ${SERVER_KINDS.join(', ')}\n`)
+    return 1
+  }
   const seedCount = values.seeds === undefined ? 3 : positiveInt(values.seeds, '--seeds')
   const firstSeed = values['first-seed'] === undefined ? 1 : positiveInt(values['first-seed'], '--first-seed')
   const timeScale = values['time-scale'] === undefined ? 20 : Number(values['time-scale'])
@@ -438,10 +444,10 @@ async function runLive(values: Values): Promise<number> {
   }
   const seeds = Array.from({ length: seedCount }, (_, i) => firstSeed + i)
   process.stderr.write(
-    `live check: ${scenario.name}, ${feedback}, seeds ${seeds.join(',')}, time x${timeScale} ` +
+    `live check: ${scenario.name}, ${server}, ${feedback}, seeds ${seeds.join(',')}, time x${timeScale} ` +
       `(sim: the mean of ${DEFAULT_SIM_DRAWS} draws of the pacers' randomness per seed; live: one run each)…\n`,
   )
-  const rows = await runLiveCheck({ scenario, strategies, feedback, seeds, quota: PAPER_QUOTA, timeScale })
+  const rows = await runLiveCheck({ scenario, strategies, feedback, seeds, quota: PAPER_QUOTA, timeScale, server })
   const pct = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}%`
   process.stdout.write(
     `${textTable(
@@ -452,6 +458,6 @@ async function runLive(values: Values): Promise<number> {
       ]),
     )}\n`,
   )
-  if (values.json) await writeText(values.json, `${JSON.stringify({ scenario: scenario.name, timeScale, rows }, null, 2)}\n`)
+  if (values.json) await writeText(values.json, `${JSON.stringify({ scenario: scenario.name, server, timeScale, rows }, null, 2)}\n`)
   return 0
 }

@@ -9,7 +9,7 @@ import { REAL_SIGNAL_PATH } from '../signal-path.js'
 import type { Scenario } from '../scenarios.js'
 import { createServerModel } from '../servers/index.js'
 import { lookupStrategy } from '../strategies.js'
-import type { Feedback, QuotaConfig } from '../types.js'
+import type { Feedback, QuotaConfig, ServerKind } from '../types.js'
 import { generateWorkload } from '../workload.js'
 import { runLiveWorkload } from './run-live-workload.js'
 
@@ -19,6 +19,8 @@ export interface LiveCheckOptions {
   feedback: Feedback
   seeds: number[]
   quota: QuotaConfig
+  /** The quota's model, on both sides. @default 'token-bucket-continuous' */
+  server?: ServerKind
   timeScale: number
   /**
    * Simulated runs per seed, each with its own draw of the pacers' randomness (same arrivals).
@@ -52,6 +54,7 @@ export const DEFAULT_SIM_DRAWS = 20
 
 export async function runLiveCheck(options: LiveCheckOptions): Promise<LiveCheckRow[]> {
   const draws = options.simDraws ?? DEFAULT_SIM_DRAWS
+  const kind = options.server ?? 'token-bucket-continuous'
   if (!(Number.isInteger(draws) && draws >= 1)) throw new RangeError(`simDraws must be a positive integer, got ${draws}`)
   const rows: LiveCheckRow[] = []
   for (const name of options.strategies) {
@@ -64,7 +67,7 @@ export async function runLiveCheck(options: LiveCheckOptions): Promise<LiveCheck
         if (setup.telemetry) throw new Error(`--live does not run telemetry strategies ('${name}') yet`)
         return runSimulation({
           workload,
-          server: createServerModel('token-bucket-continuous', options.quota, DEFAULT_ORIGIN_MS),
+          server: createServerModel(kind, options.quota, DEFAULT_ORIGIN_MS),
           feedback: options.feedback,
           strategy: setup,
           clientModel: 'paper',
@@ -85,6 +88,7 @@ export async function runLiveCheck(options: LiveCheckOptions): Promise<LiveCheck
           feedback: options.feedback,
           timeScale: options.timeScale,
           quota: options.quota,
+          kind,
         }),
       ),
     )

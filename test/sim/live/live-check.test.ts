@@ -57,6 +57,28 @@ describe('runLiveCheck', () => {
     await expect(runLiveCheck({ ...base, strategies: ['atb'], simDraws: 0 })).rejects.toThrow('simDraws')
   }, 60_000)
 
+  it('runs both sides against the server model it is given', async () => {
+    // A fixed window with RateLimit headers: the simulated side is the simulator's own run of that
+    // model (one draw), which a continuous bucket of the same rate would not reproduce.
+    const quota = { capacity: 10, perMinute: 20 }
+    const simulated = (server: 'fixed-window' | 'token-bucket-continuous') =>
+      runSimulation({
+        workload: generateWorkload(base.scenario, 1),
+        server: createServerModel(server, quota, DEFAULT_ORIGIN_MS),
+        feedback: 'ratelimit',
+        strategy: lookupStrategy('exponential')!.setup({ clients: 4, quota, seed: 1 }),
+        clientModel: 'paper',
+        signalPath: REAL_SIGNAL_PATH,
+        seed: 1,
+      })
+    const [row] = await runLiveCheck({ ...base, feedback: 'ratelimit', quota, server: 'fixed-window', strategies: ['exponential'], simDraws: 1 })
+    const window = simulated('fixed-window')
+    expect(row!.simThrottled).toBe(window.throttled)
+    expect(row!.simCompletionMs).toBe(window.completionMs)
+    expect(simulated('token-bucket-continuous').completionMs).not.toBe(window.completionMs)
+    expect(row!.liveThrottled).toBeGreaterThan(0)
+  }, 60_000)
+
   it('rejects an unknown strategy and a telemetry strategy it cannot run live', async () => {
     await expect(runLiveCheck({ ...base, strategies: ['magic'] })).rejects.toThrow("unknown strategy 'magic'")
     await expect(runLiveCheck({ ...base, strategies: ['aatb'] })).rejects.toThrow('does not run telemetry strategies')
