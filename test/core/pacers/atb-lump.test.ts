@@ -158,6 +158,24 @@ describe('spending a named lump', () => {
     expect(pacer.delayMs(now, 1)).toBe(0)
   })
 
+  it('with the fleet\'s quota rate known, reads any Retry-After longer than one unit\'s refill as a lump', () => {
+    // On 80 per minute a continuously refilled bucket names at most 0.75 s (1 s in whole seconds):
+    // a step 2 s away is a lump (the fitted 2 s limit read it as steady and cut the lane's rate);
+    // at k = 10 one unit is 7.5 s (8 s), and a step 9 s away is a lump too (the limit was 20 s).
+    for (const [k, retryAfterMs] of [[1, 2000], [10, 9000]] as const) {
+      const quotaPerSecond = 80 / 60 / k
+      let { pacer, now } = admittedLane(aatb(), 1000 * k)
+      // One lane on the quota: its part of what the step brings holds at least one unit.
+      pacer.onAggregate!(now, fleet(1, quotaPerSecond))
+      now = attempt(pacer, now, (at) => throttled(at + retryAfterMs))
+      now = attempt(pacer, now, () => ok)
+      for (let i = 0; i < 3; i++) {
+        expect(pacer.delayMs(now, 1)).toBe(0)
+        now = attempt(pacer, now, () => ok)
+      }
+    }
+  })
+
   it('takes the 429 that ends a lump for the lump running out, not for a rate too high', () => {
     let { pacer, now } = admittedLane()
     // The first lump's 429 cuts the rate and names the next step, 40 s away.
