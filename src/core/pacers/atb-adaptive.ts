@@ -62,9 +62,9 @@ export const MEASURED_QUOTA_PER_SECOND = 100 / (MEASURED_WINDOW_MS / 1000)
  * 429s say that others spend the quota it was getting.
  */
 const NEVER_ADMITTED_RATE_FACTOR = 2
+const NEVER_ADMITTED_BACKOFF = 0.5
 /** A refill time a float's noise over whole seconds is on them: the same ceiling at every scale. */
 const UNIT_ROUNDING = 1e-9
-const NEVER_ADMITTED_BACKOFF = 0.5
 
 /**
  * The lane's phase, the state machine of the status-only rules:
@@ -345,7 +345,7 @@ class AtbPacer implements AtbLanePacer {
    * With a fleet view (AATB) the quota's rate Q is given, and a bucket refilled continuously at Q
    * names at most one unit's refill, 1/Q, in whole seconds rounded up: a longer Retry-After names a
    * lump. The fitted 2 s (on the lane's scale) had read a stepped bucket's 2 s at k = 0.1 and 1
-   * and its 9–20 s at k = 10 as steady (scale grid `aatb`, 5 seeds: 294 → 296 of 360, concurrent
+   * and its 9–20 s at k = 10 as steady (scale grid `aatb`, 10 seeds: 293 → 296 of 360, concurrent
    * 226 → 229 of 270, none lost; the headline's 180 `aatb` rows none beyond their 95% intervals).
    */
   private steadyRetryAfterLimitMs(scale: number): number {
