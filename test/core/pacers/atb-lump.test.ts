@@ -176,6 +176,38 @@ describe('spending a named lump', () => {
     }
   })
 
+  it('runs an AATB lane that stopped trusting named lumps on the scale of a fleet quota faster than the paper\'s', () => {
+    // Told the fleet's quota rate, a lane whose attempts at named times were refused twice runs its
+    // durations on that quota's scale where it is faster than the paper's (k < 1), and at the k = 1
+    // values otherwise (stretched there, stepped Retry-After runs at k = 10 and 60 took longer).
+    // Before, it ran at the k = 1 values at every k: at k = 0.1 a request's third retry came 56 s
+    // after its second, in a run the oracle finishes in 42 s.
+    const waits = (k: number): number[] => {
+      let { pacer, now } = admittedLane(aatb(), 1000 * k)
+      pacer.onAggregate!(now, fleet(20, 80 / 60 / k))
+      // A lump named, then refused twice at the named times: the lane stops trusting lumps.
+      for (let i = 0; i < 3; i++) now = attempt(pacer, now, (at) => throttled(at + 40_000 * k))
+      for (let i = 0; i < 3; i++) now = attempt(pacer, now, () => ok)
+      // One request refused again and again, each 429 naming a time 20 s × k away.
+      const out: number[] = []
+      for (let failures = 1; failures <= 4; failures++) {
+        const at = now + pacer.delayMs(now, 1)
+        pacer.onSend(at, 1)
+        now = at + RTT_MS
+        const signal = throttled(now + 20_000 * k)
+        pacer.onResult(now, signal)
+        const wait = Math.max(pacer.delayMs(now, 1), pacer.retryDelayMs!(now, failures, signal))
+        out.push(wait)
+        now += wait
+      }
+      return out
+    }
+    const atPaper = waits(1)
+    // Every wait a tenth of the paper's, within the clock's millisecond.
+    expect(atPaper[3]!).toBeGreaterThan(20_000)
+    waits(0.1).forEach((w, i) => expect(Math.abs(w - (atPaper[i] as number) / 10)).toBeLessThanOrEqual(1))
+  })
+
   it('takes the 429 that ends a lump for the lump running out, not for a rate too high', () => {
     let { pacer, now } = admittedLane()
     // The first lump's 429 cuts the rate and names the next step, 40 s away.
