@@ -35,6 +35,11 @@ export interface Signal {
   status: number
   /** Epoch ms before which the server asked us not to send again (Retry-After, retry-after-ms). */
   retryAt?: number
+  /**
+   * The resolution (ms) `retryAt` was given in, when finer than Retry-After's whole seconds: 1 for
+   * `retry-after-ms` (OpenAI, Anthropic) and `x-amz-retry-after`. Absent: whole seconds.
+   */
+  retryResolutionMs?: number
   /** Requests (quota units) left in the current window, from RateLimit / X-RateLimit-Remaining. */
   remaining?: number
   /** Epoch ms when the quota that `remaining` counts is replenished. */

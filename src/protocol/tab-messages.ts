@@ -73,6 +73,8 @@ export interface SignalData {
   kind: 'ok' | 'throttled' | 'overloaded' | 'error'
   status: number
   retryAt?: number
+  /** The resolution `retryAt` was given in, when finer than whole seconds (retry-after-ms). */
+  retryResolutionMs?: number
   remaining?: number
   resetAt?: number
   limit?: number
@@ -203,6 +205,7 @@ const SIGNAL: Schema = {
   kind: must((value) => SIGNAL_KINDS.has(value as string)),
   status: must(isFiniteNumber),
   retryAt: may(isFiniteNumber),
+  retryResolutionMs: may(isFiniteNumber),
   remaining: may(isFiniteNumber),
   resetAt: may(isFiniteNumber),
   limit: may(isFiniteNumber),

@@ -4,6 +4,8 @@
 // - status-only: nothing (the paper's Envoy set-up: a bare 429).
 // - retry-after: `Retry-After` on refusals only, whole delta-seconds rounded UP
 //   (RFC 9110 §10.2.3 has no fractions; rounding down would invite a refused retry).
+// - retry-after-ms: the same `Retry-After` plus `retry-after-ms`, the wait in whole milliseconds
+//   rounded up, as OpenAI's and Anthropic's APIs send them side by side.
 // - ratelimit: IETF draft-ietf-httpapi-ratelimit-headers-10 on EVERY response:
 //   `RateLimit-Policy: "<name>";q=<quota>;w=<window s>` and `RateLimit: "<name>";r=<remaining>;t=<s>`,
 //   plus `Retry-After` on refusals, as draft servers do (the draft lets it take precedence over `t`).
@@ -22,6 +24,8 @@ export function feedbackHeaders(admission: Admission, feedback: Feedback, nowMs 
   switch (feedback) {
     case 'retry-after':
       return admission.admitted ? [] : withRetryAfter([], admission)
+    case 'retry-after-ms':
+      return admission.admitted ? [] : withRetryAfter([], admission, true)
     case 'ratelimit': {
       const name = sfString(admission.policy)
       return withRetryAfter(
@@ -47,11 +51,12 @@ export function feedbackHeaders(admission: Admission, feedback: Feedback, nowMs 
   }
 }
 
-function withRetryAfter(pairs: HeaderPairs, admission: Admission): HeaderPairs {
+function withRetryAfter(pairs: HeaderPairs, admission: Admission, inMs = false): HeaderPairs {
   const waitMs = admission.retryAfterMs
   // An impossible request (cost above the limit) has no honest Retry-After: send none.
   if (!admission.admitted && waitMs !== undefined && Number.isFinite(waitMs)) {
     pairs.push(['Retry-After', String(ceilSeconds(waitMs))])
+    if (inMs) pairs.push(['retry-after-ms', String(waitMs > 0 ? Math.ceil(waitMs - 1e-9) : 0)])
   }
   return pairs
 }

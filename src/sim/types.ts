@@ -3,9 +3,9 @@
 // model answers in virtual time (simulator) and in wall-clock time (quota server).
 
 /** How a server tells clients about its quota. Named the same everywhere (CLI, JSON rows, quota server). */
-export type Feedback = 'status-only' | 'retry-after' | 'ratelimit' | 'x-ratelimit'
+export type Feedback = 'status-only' | 'retry-after' | 'retry-after-ms' | 'ratelimit' | 'x-ratelimit'
 
-export const FEEDBACK_MODES: readonly Feedback[] = ['status-only', 'retry-after', 'ratelimit', 'x-ratelimit']
+export const FEEDBACK_MODES: readonly Feedback[] = ['status-only', 'retry-after', 'retry-after-ms', 'ratelimit', 'x-ratelimit']
 
 /** The outcome of offering one request to a server model. */
 export interface Admission {

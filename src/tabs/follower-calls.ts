@@ -37,6 +37,7 @@ export interface FollowerCalls {
 function toSignalData(signal: Signal): SignalData {
   const data: SignalData = { kind: signal.kind, status: signal.status }
   if (signal.retryAt !== undefined) data.retryAt = signal.retryAt
+  if (signal.retryResolutionMs !== undefined) data.retryResolutionMs = signal.retryResolutionMs
   if (signal.remaining !== undefined) data.remaining = signal.remaining
   if (signal.resetAt !== undefined) data.resetAt = signal.resetAt
   if (signal.limit !== undefined) data.limit = signal.limit

@@ -21,7 +21,7 @@ const valid: TabPayload[] = [
   { type: TAB_MESSAGE.bye, scope: 'https://api.example' },
   { type: TAB_MESSAGE.call, id: 1, call: { ...spec, priority: 2, label: 'GET https://api.example/a', route: 'GET /a' } },
   { type: TAB_MESSAGE.cancel, id: 1 },
-  { type: TAB_MESSAGE.outcome, id: 1, attempt: 1, signal: { kind: 'throttled', status: 429, retryAt: 5 }, retryable: true, neutral: false },
+  { type: TAB_MESSAGE.outcome, id: 1, attempt: 1, signal: { kind: 'throttled', status: 429, retryAt: 5, retryResolutionMs: 1 }, retryable: true, neutral: false },
   {
     type: TAB_MESSAGE.outcome,
     id: 2,

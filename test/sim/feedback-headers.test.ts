@@ -27,6 +27,15 @@ describe('feedbackHeaders', () => {
     expect(feedbackHeaders({ ...refused, retryAfterMs: 1 }, 'retry-after', now)).toEqual([['Retry-After', '1']])
   })
 
+  it('retry-after-ms sends the rounded-up seconds and the milliseconds side by side (OpenAI, Anthropic)', () => {
+    expect(feedbackHeaders(admitted, 'retry-after-ms', now)).toEqual([])
+    expect(feedbackHeaders({ ...refused, retryAfterMs: 600.2 }, 'retry-after-ms', now)).toEqual([
+      ['Retry-After', '1'],
+      ['retry-after-ms', '601'],
+    ])
+    expect(feedbackHeaders({ ...refused, retryAfterMs: Infinity }, 'retry-after-ms', now)).toEqual([])
+  })
+
   it('retry-after is left out when no wait would ever help', () => {
     expect(feedbackHeaders({ ...refused, retryAfterMs: Infinity }, 'retry-after', now)).toEqual([])
     expect(feedbackHeaders({ ...refused, retryAfterMs: undefined }, 'retry-after', now)).toEqual([])

@@ -63,6 +63,8 @@ export const MEASURED_QUOTA_PER_SECOND = 100 / (MEASURED_WINDOW_MS / 1000)
  */
 const NEVER_ADMITTED_RATE_FACTOR = 2
 const NEVER_ADMITTED_BACKOFF = 0.5
+/** Retry-After counts whole seconds; `retry-after-ms` (Signal.retryResolutionMs) says finer. */
+const RETRY_RESOLUTION_MS = 1000
 /** A refill time a float's noise over whole seconds is on them: the same ceiling at every scale. */
 const UNIT_ROUNDING = 1e-9
 
@@ -127,6 +129,8 @@ interface CutMemory {
   share: number
   /** The Retry-After (ms) of the 429 that cut (Infinity: none): a short one marks a steady quota, a long one a lump. */
   retryAfterMs: number
+  /** The resolution that Retry-After was given in (ms): 1000, whole seconds, unless the server said finer. */
+  retryResolutionMs: number
   /** Throttled results still expected from attempts in flight at the cut: the cut already covered them. */
   echoes: number
   /** The rate when the current cold spell began (429s, no admission since the cut; 0: not in one). */
@@ -150,7 +154,7 @@ class AtbPacer implements AtbLanePacer {
   /** Where the lane is in its life (see AtbPhase). */
   private phase: AtbPhase = 'free'
   private readonly bucket: Bucket
-  private readonly cut: CutMemory = { at: 0, since: 0, rate: 0, share: 0, retryAfterMs: Infinity, echoes: 0, coldFrom: 0 }
+  private readonly cut: CutMemory = { at: 0, since: 0, rate: 0, share: 0, retryAfterMs: Infinity, retryResolutionMs: RETRY_RESOLUTION_MS, echoes: 0, coldFrom: 0 }
   private readonly slowStart: SlowStartClock = { stepAt: 0, endedAt: -Infinity, sendRate: 0 }
   // The lane's own traffic.
   private createdAt: number
@@ -309,7 +313,7 @@ class AtbPacer implements AtbLanePacer {
    * back unit by unit, and the lane paces again.
    */
   private lumpRanOut(now: number, signal: Signal): void {
-    this.cut.retryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
+    this.noteRetryAfter(now, signal)
     if (signal.retryAt !== undefined && this.lumpCut() && !this.unitLump(now)) this.nameLump(signal.retryAt)
     else this.lump.trickled()
   }
@@ -332,6 +336,13 @@ class AtbPacer implements AtbLanePacer {
     this.lumpNamedAt = retryAt
   }
 
+  /** The Retry-After of the 429 that cut, and the resolution the server gave it in. */
+  private noteRetryAfter(now: number, signal: Signal): void {
+    this.cut.retryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
+    const resolution = signal.retryResolutionMs
+    this.cut.retryResolutionMs = resolution !== undefined && resolution > 0 && resolution < RETRY_RESOLUTION_MS ? resolution : RETRY_RESOLUTION_MS
+  }
+
   /** Whether the last cut's Retry-After is long on time scale `scale` (see lumpCut). */
   private lumpCutOn(scale: number): boolean {
     return Number.isFinite(this.cut.retryAfterMs) && this.cut.retryAfterMs > this.steadyRetryAfterLimitMs(scale)
@@ -343,14 +354,21 @@ class AtbPacer implements AtbLanePacer {
    * however fast it refills (on a faster scale a scaled limit read every such 429 as a lump's, and
    * the lane kept its k = 1 durations).
    * With a fleet view (AATB) the quota's rate Q is given, and a bucket refilled continuously at Q
-   * names at most one unit's refill, 1/Q, in whole seconds rounded up: a longer Retry-After names a
-   * lump. The fitted 2 s (on the lane's scale) had read a stepped bucket's 2 s at k = 0.1 and 1
+   * names at most one unit's refill, 1/Q, rounded up to the Retry-After's resolution (whole seconds,
+   * or the millisecond of a `retry-after-ms`): a longer Retry-After names a lump. In whole seconds a
+   * step under a second away reads "1" as one unit's refill does, so at k = 0.1 (a 6 s step) part
+   * of the steps go unread; in milliseconds they are told apart. The fitted 2 s (on the lane's scale) had read a stepped bucket's 2 s at k = 0.1 and 1
    * and its 9–20 s at k = 10 as steady (scale grid `aatb`, 10 seeds: 293 → 296 of 360, concurrent
    * 226 → 229 of 270, none lost; the headline's 180 `aatb` rows none beyond their 95% intervals).
    */
   private steadyRetryAfterLimitMs(scale: number): number {
     const fleetScale = this.fleetQuotaScale
-    if (fleetScale !== undefined) return 1000 * Math.max(1, Math.ceil(fleetScale / MEASURED_QUOTA_PER_SECOND - UNIT_ROUNDING))
+    if (fleetScale !== undefined) {
+      // One unit's refill, in the resolution the server gave the Retry-After in, rounded up.
+      const resolutionMs = this.cut.retryResolutionMs
+      const unitsOfResolution = (fleetScale / MEASURED_QUOTA_PER_SECOND) * (RETRY_RESOLUTION_MS / resolutionMs)
+      return resolutionMs * Math.max(1, Math.ceil(unitsOfResolution - UNIT_ROUNDING))
+    }
     return this.o.steadyRetryAfterMs * Math.max(1, scale)
   }
 
@@ -475,7 +493,7 @@ class AtbPacer implements AtbLanePacer {
     const since = first ? this.createdAt : this.cut.since
     const measured = this.hasEvidence(now, since)
     this.cut.rate = first ? 0 : this.bucket.rate
-    this.cut.retryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
+    this.noteRetryAfter(now, signal)
     // Another attempt of this lane still in flight at its first 429: concurrent callers burst
     // into the quota, so what got through measures its capacity, not its rate.
     const burst = first && this.inFlight > 0 && this.o.burstStartGrowth > 1

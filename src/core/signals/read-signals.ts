@@ -55,7 +55,8 @@ function readSlow(status: number, headers: HeaderSource, now: number): Signal {
   readXRateLimit(headers, time, observations)
   readLlmRateLimit(headers, time, observations)
   const chosen = mostRestrictive(observations.limits)
-  let retryAt = readRetryAt(headers, time)
+  const told = readRetryAt(headers, time)
+  let retryAt = told?.at
 
   let kind = baseKind(status)
   // GitHub's secondary limits (and some gateways) answer 403 when the quota is
@@ -72,6 +73,9 @@ function readSlow(status: number, headers: HeaderSource, now: number): Signal {
 
   const signal: Signal = { kind, status }
   if (retryAt !== undefined) signal.retryAt = retryAt
+  // Only a server's own millisecond field says more than whole seconds (a fallback to the
+  // RateLimit reset is whole seconds too).
+  if (retryAt !== undefined && told !== undefined && retryAt === told.at && told.resolutionMs < 1000) signal.retryResolutionMs = told.resolutionMs
   // On a success the server's word on retrying means nothing: there is nothing to retry.
   const shouldRetry = status >= 400 ? readShouldRetry(headers) : undefined
   if (shouldRetry !== undefined) signal.shouldRetry = shouldRetry

@@ -29,17 +29,34 @@ const READERS: Array<[field: (typeof RETRY_SENTINELS)[number], read: (value: str
   ['x-ratelimit-retry-after', (value, time) => ifDefined(parseCount(value), (reset) => time.atReset(reset))],
   ['x-retry-in', (value, time) => ifDefined(parseDurationMs(value), (ms) => time.afterDelay(ms))],
 ]
+/** The fields that count milliseconds; the rest count whole seconds unless the value has a fraction. */
+const MILLISECOND_FIELDS: ReadonlySet<string> = new Set(['retry-after-ms', 'x-amz-retry-after'])
+
+/** The resolution (ms) a field's value was given in: 1 ms, or whole seconds. */
+function resolutionOf(field: string, value: string): number {
+  return MILLISECOND_FIELDS.has(field) || (field === 'retry-after' && /^\s*\d+\.\d/.test(value)) ? 1 : 1000
+}
+
+/** When to try again, and the resolution (ms) the server said it in. */
+export interface RetryTime {
+  at: number
+  resolutionMs: number
+}
 
 function ifDefined<T>(value: T | undefined, then: (value: T) => number | undefined): number | undefined {
   return value === undefined ? undefined : then(value)
 }
 
-/** Epoch ms (on our clock, >= now) before which not to send again; undefined when no valid retry header. */
-export function readRetryAt(headers: HeaderSource, time: TimeBase): number | undefined {
+/**
+ * Epoch ms (on our clock, >= now) before which not to send again, with the resolution it was said
+ * in (1 ms for the millisecond fields and a fractional Retry-After, else 1 s); undefined when no
+ * valid retry header.
+ */
+export function readRetryAt(headers: HeaderSource, time: TimeBase): RetryTime | undefined {
   for (const [field, read] of READERS) {
     const value = readField(headers, field)
     const at = value === undefined ? undefined : read(value, time)
-    if (at !== undefined) return at
+    if (at !== undefined) return { at, resolutionMs: resolutionOf(field, value as string) }
   }
   return undefined
 }

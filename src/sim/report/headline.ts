@@ -19,7 +19,9 @@ const CONTINUOUS_SERVERS = new Set(['token-bucket-continuous', 'leaky-bucket', '
  * The target for a server and feedback mode, or undefined where none is set. Leaky
  * bucket and sliding-window counter refill continuously and take the continuous targets.
  */
-export function headlineTarget(server: string, feedback: Feedback): HeadlineTarget | undefined {
+export function headlineTarget(server: string, given: Feedback): HeadlineTarget | undefined {
+  // A Retry-After in milliseconds is judged by the same targets as one in seconds.
+  const feedback = given === 'retry-after-ms' ? 'retry-after' : given
   const continuous = CONTINUOUS_SERVERS.has(server)
   if (feedback === 'status-only') {
     if (continuous) return { shareOfUb: 0.1, perClient: 1, completionLimit: 1.15, completionBase: 'ub' }

@@ -23,7 +23,9 @@ export interface ScaleLine {
 const STEPPED = 'token-bucket-stepped'
 
 /** The default's lines (atb), per refill and feedback mode. */
-export function atbScaleLine(server: string, feedback: Feedback): ScaleLine | undefined {
+export function atbScaleLine(server: string, given: Feedback): ScaleLine | undefined {
+  // A Retry-After in milliseconds is judged by the same lines as one in seconds.
+  const feedback = given === 'retry-after-ms' ? 'retry-after' : given
   const stepped = server === STEPPED
   if (feedback === 'status-only') {
     return stepped

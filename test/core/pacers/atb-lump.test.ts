@@ -176,6 +176,27 @@ describe('spending a named lump', () => {
     }
   })
 
+  it('reads a Retry-After in milliseconds at its own resolution: a step 0.6 s away is a lump at k = 0.1', () => {
+    // At 800 per minute one unit refills in 75 ms. In whole seconds a step 0.6 s away reads "1", as
+    // that unit does, and the lane takes it for a continuous quota's; `retry-after-ms: 600` tells it.
+    const k = 0.1
+    const quotaPerSecond = 80 / 60 / k
+    const spends = (signal: (at: number) => Signal): boolean => {
+      let { pacer, now } = admittedLane(aatb(), 1000 * k)
+      pacer.onAggregate!(now, fleet(1, quotaPerSecond))
+      now = attempt(pacer, now, signal)
+      now = attempt(pacer, now, () => ok)
+      // Spending a lump: each answer lets the next attempt go at once.
+      for (let i = 0; i < 3; i++) {
+        if (pacer.delayMs(now, 1) > 0) return false
+        now = attempt(pacer, now, () => ok)
+      }
+      return true
+    }
+    expect(spends((at) => ({ ...throttled(at + 600), retryResolutionMs: 1 }))).toBe(true)
+    expect(spends((at) => throttled(at + 1000))).toBe(false)
+  })
+
   it('runs an AATB lane that stopped trusting named lumps on the scale of a fleet quota faster than the paper\'s', () => {
     // Told the fleet's quota rate, a lane whose attempts at named times were refused twice runs its
     // durations on that quota's scale where it is faster than the paper's (k < 1), and at the k = 1

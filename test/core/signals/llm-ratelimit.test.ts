@@ -41,7 +41,7 @@ describe('OpenAI x-ratelimit-*-{requests,tokens} (duration resets)', () => {
         'retry-after-ms': '20',
         'retry-after': '1',
       },
-      { kind: 'throttled', status: 429, retryAt: NOW + 20, remaining: 59, resetAt: NOW + 1000, limit: 60, policies: OPENAI_POLICIES },
+      { kind: 'throttled', status: 429, retryAt: NOW + 20, retryResolutionMs: 1, remaining: 59, resetAt: NOW + 1000, limit: 60, policies: OPENAI_POLICIES },
     ],
     [
       'requests exhausted, ms reset',

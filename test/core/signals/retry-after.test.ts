@@ -64,3 +64,25 @@ describe('precedence among retry headers', () => {
     expect(retryAtOf(fields)).toBe(expected)
   })
 })
+
+describe('the resolution a retry time was given in', () => {
+  // Whole seconds cannot tell a step under a second away from one unit's refill: a pacer that
+  // knows the quota's rate reads a finer Retry-After at its own resolution (atb-adaptive.ts).
+  it.each<[string, Fields, number | undefined]>([
+    ['Retry-After in whole seconds: none said', { 'retry-after': '2' }, undefined],
+    ['retry-after-ms beside a rounded Retry-After (OpenAI, Anthropic)', { 'retry-after': '1', 'retry-after-ms': '600' }, 1],
+    ['x-amz-retry-after', { 'x-amz-retry-after': '1500' }, 1],
+    ['a fractional Retry-After', { 'retry-after': '0.6' }, 1],
+    ['an HTTP-date: whole seconds', { 'retry-after': 'Tue, 23 Sep 2025 12:01:00 GMT', date: NOW_HTTP_DATE }, undefined],
+    ['a malformed retry-after-ms falls through to whole seconds', { 'retry-after-ms': 'soon', 'retry-after': '2' }, undefined],
+  ])('%s', (_label, fields, expected) => {
+    expect(readSignals(429, headersOf(fields), NOW).retryResolutionMs).toBe(expected)
+  })
+
+  it('is not said where no retry time is: a success, or a RateLimit reset standing in for one', () => {
+    expect(readSignals(200, headersOf({ 'retry-after-ms': '600' }), NOW).retryResolutionMs).toBeUndefined()
+    const fromReset = readSignals(429, headersOf({ 'RateLimit-Policy': '"d";q=10;w=60', RateLimit: '"d";r=0;t=5' }), NOW)
+    expect(fromReset.retryAt).toBe(NOW + 5000)
+    expect(fromReset.retryResolutionMs).toBeUndefined()
+  })
+})

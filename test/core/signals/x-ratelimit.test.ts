@@ -184,6 +184,7 @@ describe('Discord X-RateLimit-* (Reset-After delay, Bucket = policy)', () => {
         kind: 'throttled',
         status: 429,
         retryAt: NOW + 64_570,
+        retryResolutionMs: 1,
         remaining: 0,
         resetAt: NOW + 64_570,
         limit: 10,
