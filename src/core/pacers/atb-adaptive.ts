@@ -357,9 +357,11 @@ class AtbPacer implements AtbLanePacer {
    * names at most one unit's refill, 1/Q, rounded up to the Retry-After's resolution (whole seconds,
    * or the millisecond of a `retry-after-ms`): a longer Retry-After names a lump. In whole seconds a
    * step under a second away reads "1" as one unit's refill does, so at k = 0.1 (a 6 s step) part
-   * of the steps go unread; in milliseconds they are told apart. The fitted 2 s (on the lane's scale) had read a stepped bucket's 2 s at k = 0.1 and 1
-   * and its 9–20 s at k = 10 as steady (scale grid `aatb`, 10 seeds: 293 → 296 of 360, concurrent
-   * 226 → 229 of 270, none lost; the headline's 180 `aatb` rows none beyond their 95% intervals).
+   * of the steps go unread; in milliseconds they are told apart (stepped cells 5 → 9 of 15 at
+   * k = 0.1, none breaking). The fitted 2 s (on the lane's scale) had read a stepped bucket's 2 s
+   * at k = 0.1 and 1 and its 9–20 s at k = 10 as steady (scale grid `aatb`, 10 seeds: 293 → 296 of
+   * 360, concurrent 226 → 229 of 270, none lost; the headline's 180 `aatb` rows none beyond their
+   * 95% intervals).
    */
   private steadyRetryAfterLimitMs(scale: number): number {
     const fleetScale = this.fleetQuotaScale
@@ -445,7 +447,8 @@ class AtbPacer implements AtbLanePacer {
     // that is faster (the operator's rate, or a short drain): at k = 0.1 the k = 1 values had a
     // request's third retry wait 60 s in a run the oracle ends in 42 s (`aatb` stepped
     // Retry-After at k = 0.1, 10 seeds: 1.241 → 1.126 × the oracle, paper and concurrent clients
-    // alike; k ≥ 1 byte-identical).
+    // alike; no cell changes; in the k = 1 headline only 10 `atb` rows move, none beyond its 95%
+    // interval).
     const quotaScale = this.fleetQuotaScale ?? measured
     if (this.lumpCutOn(quotaScale)) return this.fleetQuotaScale !== undefined && this.lump.trusted() ? this.fleetQuotaScale : Math.min(1, quotaScale)
     return measured

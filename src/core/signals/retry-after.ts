@@ -29,7 +29,10 @@ const READERS: Array<[field: (typeof RETRY_SENTINELS)[number], read: (value: str
   ['x-ratelimit-retry-after', (value, time) => ifDefined(parseCount(value), (reset) => time.atReset(reset))],
   ['x-retry-in', (value, time) => ifDefined(parseDurationMs(value), (ms) => time.afterDelay(ms))],
 ]
-/** The fields that count milliseconds; the rest count whole seconds unless the value has a fraction. */
+/**
+ * The fields that count milliseconds. A Retry-After with a fraction says milliseconds too; the rest
+ * (an HTTP-date, an epoch, a Go duration in X-Retry-In) are taken as whole seconds.
+ */
 const MILLISECOND_FIELDS: ReadonlySet<string> = new Set(['retry-after-ms', 'x-amz-retry-after'])
 
 /** The resolution (ms) a field's value was given in: 1 ms, or whole seconds. */
