@@ -7,6 +7,11 @@ export type Feedback = 'status-only' | 'retry-after' | 'retry-after-ms' | 'ratel
 
 export const FEEDBACK_MODES: readonly Feedback[] = ['status-only', 'retry-after', 'retry-after-ms', 'ratelimit', 'x-ratelimit']
 
+/** The mode a feedback mode is judged as: a Retry-After in milliseconds by the lines of one in seconds. */
+export function judgedFeedback(feedback: Feedback): Feedback {
+  return feedback === 'retry-after-ms' ? 'retry-after' : feedback
+}
+
 /** The outcome of offering one request to a server model. */
 export interface Admission {
   admitted: boolean

@@ -2,7 +2,7 @@
 // set itself, per scenario. "Allowed" is the most 429s that meets the target; every
 // figure is a mean over the same seeds as UB's.
 import type { SimRow } from '../sim-row.js'
-import type { Feedback } from '../types.js'
+import { judgedFeedback, type Feedback } from '../types.js'
 
 export interface HeadlineTarget {
   /** Allowed 429s = min(UB, max(shareOfUb × UB, clients × perClient)). */
@@ -20,8 +20,7 @@ const CONTINUOUS_SERVERS = new Set(['token-bucket-continuous', 'leaky-bucket', '
  * bucket and sliding-window counter refill continuously and take the continuous targets.
  */
 export function headlineTarget(server: string, given: Feedback): HeadlineTarget | undefined {
-  // A Retry-After in milliseconds is judged by the same targets as one in seconds.
-  const feedback = given === 'retry-after-ms' ? 'retry-after' : given
+  const feedback = judgedFeedback(given)
   const continuous = CONTINUOUS_SERVERS.has(server)
   if (feedback === 'status-only') {
     if (continuous) return { shareOfUb: 0.1, perClient: 1, completionLimit: 1.15, completionBase: 'ub' }

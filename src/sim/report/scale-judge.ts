@@ -8,7 +8,7 @@
 import { REFERENCE_STRATEGY } from '../grid-spec.js'
 import { isKnownScale } from '../strategies.js'
 import type { SimRow } from '../sim-row.js'
-import type { Feedback } from '../types.js'
+import { judgedFeedback, type Feedback } from '../types.js'
 
 export interface ScaleLine {
   /** Allowed 429s = min(UB at k, max(shareOfUb × UB at k = 1, clients × perClient)); undefined: "no more than UB at k". */
@@ -24,8 +24,7 @@ const STEPPED = 'token-bucket-stepped'
 
 /** The default's lines (atb), per refill and feedback mode. */
 export function atbScaleLine(server: string, given: Feedback): ScaleLine | undefined {
-  // A Retry-After in milliseconds is judged by the same lines as one in seconds.
-  const feedback = given === 'retry-after-ms' ? 'retry-after' : given
+  const feedback = judgedFeedback(given)
   const stepped = server === STEPPED
   if (feedback === 'status-only') {
     return stepped
