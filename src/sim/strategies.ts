@@ -6,7 +6,6 @@
 import { aatb, atb, exponential, none, paperAatb, paperAtb, windowed } from '../core/pacers/index.js'
 import { createAtbPacer } from '../core/pacers/atb-adaptive.js'
 import { resolveAtbOptions, type ResolvedAtbOptions } from '../core/pacers/atb-options.js'
-import { PAPER_QUOTA } from './grid-spec.js'
 import type { PacerInit, Strategy } from '../core/types.js'
 import { createAggregator, PAPER_AGGREGATOR_OPTIONS } from '../telemetry/aggregator.js'
 import { aggregatorWindows, windowForQuota } from '../telemetry/aggregator-windows.js'
@@ -70,13 +69,13 @@ function knownScale(factorOf: { key: string; factor: number } | undefined = unde
     name,
     label: factorOf === undefined ? 'ATB, time scale given' : `ATB, time scale given, ${factorOf.key} × ${factorOf.factor}`,
     setup: ({ quota }) => {
-      const options: Record<string, unknown> = { ...resolveAtbOptions() }
-      let scale = PAPER_QUOTA.perMinute / PAPER_QUOTA.capacity / (quota.perMinute / quota.capacity)
-      if (factorOf?.key === 'scale') scale *= factorOf.factor
+      // The quota's rate, as a user who knows it gives it (a scale F × the true one: the rate ÷ F).
+      const perSecond = quota.perMinute / 60
+      const options: Record<string, unknown> = { ...resolveAtbOptions({ quotaPerSecond: perSecond }) }
+      if (factorOf?.key === 'scale') options.quotaPerSecond = perSecond / factorOf.factor
       else if (factorOf !== undefined) options[factorOf.key] = (options[factorOf.key] as number) * factorOf.factor
       const resolved = options as unknown as ResolvedAtbOptions
-      const create = (init: PacerInit) => Object.assign(createAtbPacer(resolved, init), { fleetTimeScale: scale })
-      return { strategy: { name: 'atb', create } }
+      return { strategy: { name: 'atb', create: (init: PacerInit) => createAtbPacer(resolved, init) } }
     },
   }
 }

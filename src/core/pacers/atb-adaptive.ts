@@ -162,6 +162,8 @@ class AtbPacer implements AtbLanePacer {
   private firstAdmittedAt: number | undefined = undefined
   /** The quota's time scale as the lane measured it, while no window is announced. */
   private readonly timeScale: LaneTimeScale
+  /** The time scale of the quota rate the user gave (`quotaPerSecond`), in place of the lane's measurement. */
+  private readonly givenScale: number | undefined
   private inFlight = 0
   private lastSendAt: number | undefined = undefined
   /** Recent sends (time, cost); allocated at the first send. */
@@ -187,6 +189,7 @@ class AtbPacer implements AtbLanePacer {
     const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
     const restored = saved ? parseState(saved, o, init.now) : undefined
     this.timeScale = new LaneTimeScale(o, restored?.timeScale)
+    this.givenScale = o.quotaPerSecond === undefined ? undefined : MEASURED_QUOTA_PER_SECOND / o.quotaPerSecond
     if (restored) {
       this.phase = restored.congested ? 'pacing' : 'free'
       this.bucket.rate = restored.rate
@@ -425,13 +428,13 @@ class AtbPacer implements AtbLanePacer {
   /**
    * The lane's time scale: the window its quota announced (RateLimit-Policy) over the 75 s window
    * of the paper's quota (100 per 75 s), at which every duration and rate of the options was
-   * measured; without a window, what the lane measured (atb-time-scale.ts: how long the quota
-   * lasted, a continuous quota's Retry-After).
+   * measured; without a window, the fleet's (AATB), the one the user's quota rate gives (`quotaPerSecond`), or
+   * what the lane measured (atb-time-scale.ts: how long the quota lasted).
    */
   private scale(): number {
     const windowMs = this.guidance?.windowMs
     if (windowMs !== undefined) return windowMs / MEASURED_WINDOW_MS
-    const measured = this.fleetTimeScale ?? this.timeScale.value
+    const measured = this.fleetTimeScale ?? this.givenScale ?? this.timeScale.value
     // A quota that comes back in lumps (the last cut's Retry-After is long on the quota's scale:
     // a stepped bucket's time to its next step) gates the lane itself. Alone, the lane's own
     // durations are never stretched past their k = 1 values there (stretched, stepped

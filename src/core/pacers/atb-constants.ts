@@ -25,6 +25,12 @@ export const ATB_CONSTANTS = {
   firstCutFactor: 0.35,
   /** The first paced send after the first cut waits a uniform share of one spacing: the fleet's first cuts come together. */
   jitterFirstCut: true,
+  /**
+   * After a 429 with a long Retry-After (a quota refilled in lumps, such as a bucket refilled every
+   * minute), the plateau lasts this long instead of plateauMs: with the plain plateau every busy lane
+   * of a stepped bucket met one 429 per step. No longer than plateauMs = off.
+   */
+  lumpPlateauMs: 60_000,
   /** Growth slows within this fraction of the rate of the last cut (a plateau; fitted). */
   plateauBand: 0.3,
   /** Growth multiplier on the plateau (fitted). */

@@ -11,9 +11,11 @@ const SCALE_TEXT: Record<OptionNote['scale'], string> = {
   window: 'on the announced window',
   none: 'scale-free (count or factor)',
   absolute: 'absolute (exemption)',
+  given: 'sets the time scale',
 }
 
 function formatDefault(value: unknown): string {
+  if (value === undefined) return 'measured'
   if (typeof value === 'number') return Number.isFinite(value) ? value.toLocaleString('en-US').replace(/,/g, ' ') : '∞'
   return String(value)
 }

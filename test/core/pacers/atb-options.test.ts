@@ -7,6 +7,7 @@ describe('atb() and aatb() options', () => {
   it('take every option at its default, and values in range', () => {
     expect(() => atb({ ...ATB_DEFAULTS })).not.toThrow()
     expect(() => atb({ plateauMs: 0, growthPerSecond: 0, maxRatePerSecond: Infinity, honourRetryAfter: false })).not.toThrow()
+    expect(() => atb({ quotaPerSecond: 500 / 60 })).not.toThrow()
     expect(() => aatb({ reportWindowMs: 10_000, atb: { minSpanMs: 5_000 } })).not.toThrow()
   })
 
@@ -17,6 +18,9 @@ describe('atb() and aatb() options', () => {
     expect(() => atb({ calmAfterMs: '600000' as unknown as number })).toThrow(/`calmAfterMs`.*\(string\)/)
     expect(() => atb({ honourRetryAfter: 'yes' as unknown as boolean })).toThrow(/`honourRetryAfter` must be a boolean/)
     expect(() => atb({ minRatePerSecond: 2, maxRatePerSecond: 1 })).toThrow(/`maxRatePerSecond` must be at least minRatePerSecond/)
+    expect(() => atb({ quotaPerSecond: 0 })).toThrow(/`quotaPerSecond` must be a number > 0; received 0/)
+    expect(() => atb({ quotaPerSecond: Infinity })).toThrow(/`quotaPerSecond`/)
+    expect(() => atb({ quotaPerSecond: '500/min' as unknown as number })).toThrow(/`quotaPerSecond`.*\(string\)/)
     expect(() => aatb({ busyFraction: -5 })).toThrow(/aatb option `busyFraction`/)
     expect(() => aatb({ atb: { rateMargin: 0 } })).toThrow(/atb option `rateMargin`/)
   })
@@ -25,6 +29,7 @@ describe('atb() and aatb() options', () => {
     expect(Object.keys(ATB_DEFAULTS).length).toBeLessThanOrEqual(12)
     expect(Object.keys(AATB_DEFAULTS).filter((name) => name !== 'atb').length).toBeLessThanOrEqual(6)
     expect(() => atb({ windowMs: 30_000 } as object)).toThrow(/atb option `windowMs` must be one of/)
+    expect(() => atb({ lumpPlateauMs: 60_000 } as object)).toThrow(/atb option `lumpPlateauMs` must be one of/)
     expect(() => aatb({ confirmWindowMs: 1_000 } as object)).toThrow(/aatb option `confirmWindowMs` must be one of/)
   })
 

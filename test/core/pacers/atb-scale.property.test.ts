@@ -141,8 +141,10 @@ const laneStep: fc.Arbitrary<LaneStep> = fc.record({
  * are the first's × k exactly (not its own rounded waits), so only the decisions are compared.
  * Returns each wait of the first and of the second.
  */
-function laneWaits(steps: LaneStep[], drainMs: number, retryAfterMaxMs: number, k: number): [number[], number[]] {
-  const pacers = [atb().create({ now: T0, random: () => 0.5 }), atb().create({ now: T0, random: () => 0.5 })]
+function laneWaits(steps: LaneStep[], drainMs: number, retryAfterMaxMs: number, k: number, quotaPerSecond?: number): [number[], number[]] {
+  // Told the quota's rate (quotaPerSecond), the second pacer is told that rate ÷ k.
+  const told = (divisor: number) => (quotaPerSecond === undefined ? {} : { quotaPerSecond: quotaPerSecond / divisor })
+  const pacers = [atb(told(1)).create({ now: T0, random: () => 0.5 }), atb(told(k)).create({ now: T0, random: () => 0.5 })]
   const out: [number[], number[]] = [[], []]
   let elapsed = 0
   const at = (i: number, ms: number): number => T0 + (i === 0 ? ms : ms * k)
@@ -241,5 +243,33 @@ describe('atb without an announced window is scale-free beyond the k = 1 band', 
       }),
       { numRuns: 200, ...SEED },
     )
+  })
+})
+
+// Told its quota's rate (`quotaPerSecond`), a lane runs on that rate's scale at every drain, the
+// k = 1 band's included: the same script with every time × k and the rate ÷ k gives every wait × k.
+describe('atb told its quota rate is scale-free at every drain', () => {
+  const k = fc.double({ min: 0.01, max: 100, noNaN: true })
+  const steps = fc.array(laneStep, { minLength: 1, maxLength: 30 })
+  const drain = fc.double({ min: 5_000, max: 500_000, noNaN: true })
+  const rate = fc.double({ min: 0.05, max: 50, noNaN: true })
+
+  it('status-only: multiplies every wait by k', () => {
+    fc.assert(
+      fc.property(steps, k, drain, rate, (s, k, drainMs, perSecond) => {
+        expectScaled(laneWaits(s, drainMs, 0, k, perSecond), k)
+      }),
+      { numRuns: 200, ...SEED },
+    )
+  })
+
+  it('is what decides: the same script on a measured lane differs where the drain is in the band', () => {
+    // A 60 s drain is within the k = 1 band at one scale and far below it at k = 0.01: measured,
+    // the two lanes decide differently; told the rate, alike (the property above).
+    const script: LaneStep[] = Array.from({ length: 12 }, (_, i) => ({ gap: 0.02, throttled: i % 3 === 0, retryAfter: 0.5, probe: 0.5 }))
+    const measured = laneWaits(script, 60_000, 0, 0.01)
+    const drift = measured[0].some((a, i) => Math.abs(measured[1][i]! - 0.01 * a) > (2 + i) * 1.01 + 1e-11 * a)
+    expect(drift).toBe(true)
+    expectScaled(laneWaits(script, 60_000, 0, 0.01, 100 / 75), 0.01)
   })
 })
