@@ -2,6 +2,7 @@
 // route splitting off as the control that shows what splitting changes. In-process and
 // sequential: each run is a few hundred ms of the real client in virtual time.
 import { REFERENCE_STRATEGY } from '../grid-spec.js'
+import { scaleQuota } from '../scale-run.js'
 import { lookupStrategy } from '../strategies.js'
 import type { Feedback } from '../types.js'
 import { aggregateRoutes, type RoutesRow } from './routes-rows.js'
@@ -48,7 +49,8 @@ export async function runRoutesGrid(spec: RoutesGridSpec, onProgress?: (done: nu
             scale,
             feedback,
             strategyName: variant.strategy,
-            ...(variant.strategy === DEFAULT_STRATEGY ? {} : { strategy: () => entry.setup({ clients: scenario.clients, quota: scenario.global, seed }).strategy }),
+            // The global limit as it runs at this scale (k times slower): what a strategy told the quota is told.
+            ...(variant.strategy === DEFAULT_STRATEGY ? {} : { strategy: () => entry.setup({ clients: scenario.clients, quota: scaleQuota(scenario.global, scale), seed }).strategy }),
             ...(variant.learnRouteSplits ? {} : { learnRouteSplits: false }),
           })
           splitting.set(run, variant.learnRouteSplits)
