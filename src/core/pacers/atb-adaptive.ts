@@ -356,8 +356,8 @@ class AtbPacer implements AtbLanePacer {
    * under steadyRetryAfterMs: Retry-After counts whole seconds, so a continuous bucket answers 1 s
    * however fast it refills (on a faster scale a scaled limit read every such 429 as a lump's, and
    * the lane kept its k = 1 durations).
-   * With a fleet view (AATB) the quota's rate Q is given, and a bucket refilled continuously at Q
-   * names at most one unit's refill, 1/Q, rounded up to the Retry-After's resolution (whole seconds,
+   * With a fleet view (AATB) or the user's `quotaPerSecond` the quota's rate Q is given, and a
+   * bucket refilled continuously at Q names at most one unit's refill, 1/Q, rounded up to the Retry-After's resolution (whole seconds,
    * or the millisecond of a `retry-after-ms`): a longer Retry-After names a lump. In whole seconds a
    * step under a second away reads "1" as one unit's refill does, so at k = 0.1 (a 6 s step) part
    * of the steps go unread; in milliseconds they are told apart (stepped cells 5 → 9 of 15 at
@@ -367,11 +367,11 @@ class AtbPacer implements AtbLanePacer {
    * 95% intervals).
    */
   private steadyRetryAfterLimitMs(scale: number): number {
-    const fleetScale = this.fleetQuotaScale
-    if (fleetScale !== undefined) {
+    const givenScale = this.givenQuotaScale()
+    if (givenScale !== undefined) {
       // One unit's refill, in the resolution the server gave the Retry-After in, rounded up.
       const resolutionMs = this.cut.retryResolutionMs
-      const unitsOfResolution = (fleetScale / MEASURED_QUOTA_PER_SECOND) * (RETRY_RESOLUTION_MS / resolutionMs)
+      const unitsOfResolution = (givenScale / MEASURED_QUOTA_PER_SECOND) * (RETRY_RESOLUTION_MS / resolutionMs)
       return resolutionMs * Math.max(1, Math.ceil(unitsOfResolution - UNIT_ROUNDING))
     }
     return this.o.steadyRetryAfterMs * Math.max(1, scale)
@@ -452,9 +452,21 @@ class AtbPacer implements AtbLanePacer {
     // Retry-After at k = 0.1, 10 seeds: 1.241 → 1.126 × the oracle, paper and concurrent clients
     // alike; no cell changes; in the k = 1 headline only 10 `atb` rows move, none beyond its 95%
     // interval).
-    const quotaScale = this.fleetQuotaScale ?? measured
-    if (this.lumpCutOn(quotaScale)) return this.fleetQuotaScale !== undefined && this.lump.trusted() ? this.fleetQuotaScale : Math.min(1, quotaScale)
+    const given = this.givenQuotaScale()
+    const quotaScale = given ?? measured
+    if (this.lumpCutOn(quotaScale)) return given !== undefined && this.lump.trusted() ? given : Math.min(1, quotaScale)
     return measured
+  }
+
+  /**
+   * The time scale of a quota rate given from outside the lane: the operator's, through the fleet's
+   * view (AATB), or the user's (`quotaPerSecond`); undefined when the lane has only its own reading.
+   * Either tells one unit's refill, so the lump test and the scale of a lane spending lumps are the
+   * same for both (told the rate, stepped `retry-after-ms` cells of the scale grid at k = 0.1 / 1 /
+   * 10 / 60: 5 / 9 / 13 / 13 → 14 / 13 / 15 / 14 of 15; in whole seconds 274 → 275 of 360 cells).
+   */
+  private givenQuotaScale(): number | undefined {
+    return this.fleetQuotaScale ?? this.givenScale
   }
 
   /** A duration of the options, on the lane's time scale. */

@@ -197,6 +197,25 @@ describe('spending a named lump', () => {
     expect(spends((at) => throttled(at + 1000))).toBe(false)
   })
 
+  it('reads a Retry-After in milliseconds against the quota rate the user gave, as against the fleet\'s', () => {
+    // atb({ quotaPerSecond }) knows one unit's refill as AATB does from its operator: at 800 per
+    // minute (k = 0.1) a step 0.6 s away, told in milliseconds, is a lump; without the rate the lane
+    // compares it with 2 s (whole seconds) and paces through it.
+    const quotaPerSecond = 80 / 60 / 0.1
+    const spends = (strategy: Strategy): boolean => {
+      let { pacer, now } = admittedLane(strategy, 100)
+      now = attempt(pacer, now, (at) => ({ ...throttled(at + 600), retryResolutionMs: 1 }))
+      now = attempt(pacer, now, () => ok)
+      for (let i = 0; i < 3; i++) {
+        if (pacer.delayMs(now, 1) > 0) return false
+        now = attempt(pacer, now, () => ok)
+      }
+      return true
+    }
+    expect(spends(atb({ quotaPerSecond }))).toBe(true)
+    expect(spends(atb())).toBe(false)
+  })
+
   it('runs an AATB lane that stopped trusting named lumps on the scale of a fleet quota faster than the paper\'s', () => {
     // Told the fleet's quota rate, a lane whose attempts at named times were refused twice runs its
     // durations on that quota's scale where it is faster than the paper's (k < 1), and at the k = 1
