@@ -543,7 +543,7 @@ class AtbPacer implements AtbLanePacer {
     this.cut.since = now
     if (burst) {
       this.slowStart.stepAt = now
-      return this.o.coldStartRatePerSecond
+      return this.coldStartPerSecond()
     }
     return measured ? this.measuredFirstCutRate(now) : this.coldStartRate()
   }
@@ -558,13 +558,25 @@ class AtbPacer implements AtbLanePacer {
   }
 
   /**
+   * UB's first step on the lane's time scale. A lane that knows no scale (never admitted, or its
+   * drain within the k = 1 band) keeps the absolute second, and the never-admitted doubling finds
+   * any scale from it (the lone call); a lane told its quota's rate, or one whose drain read a
+   * slower quota, starts there (told the rate, the scale grid's stepped status-only cells at k = 10
+   * and 60 went 10 / 9 → 12 / 12 of 15, 280 of 360 cells in all against 275; the default's 429s at
+   * k = 10 and 60 fell 3–5% with no cell changed, and every k = 1 headline row is byte-identical).
+   */
+  private coldStartPerSecond(): number {
+    return this.o.coldStartRatePerSecond / this.scale()
+  }
+
+  /**
    * Cold start: nothing to measure a share from. Pace like UB's first step (its first retry
    * waits U(0.1 s, 1 s)), not at a rate invented from one data point. A lane never admitted at
    * all has no evidence that anyone else competes for the quota: its first spacing is UB's whole
    * first step.
    */
   private coldStartRate(): number {
-    const rate = this.o.coldStartRatePerSecond
+    const rate = this.coldStartPerSecond()
     return this.neverAdmitted() ? NEVER_ADMITTED_RATE_FACTOR * rate : rate
   }
 

@@ -87,7 +87,7 @@ export const ATB_OPTION_NOTES: Record<keyof AtbOptions, OptionNote> = {
   maxRetryBackoffMs: { scale: 'window', measured: 'unscaled at k = 0.1 it alone takes status-only runs from 1.10 to 1.71 × the oracle' },
   plateauMs: { scale: 'window', measured: 'unscaled at k = 0.1 it costs status-only runs 1.10 → 1.28 × the oracle' },
   steadyPlateauMs: { scale: 'window', measured: '20 sequential clients over 1.6 × the quota paid about 65 probing 429s a run without it' },
-  coldStartRatePerSecond: { scale: 'absolute', measured: 'exemption: a lane with no evidence starts at exponential backoff\'s first step (about a second), then doubles while never admitted, which finds any scale in log2(k) tries' },
+  coldStartRatePerSecond: { scale: 'window', measured: 'a lane with no evidence starts at exponential backoff\'s first step (about a second on the paper\'s scale), then doubles while never admitted, which finds any scale in log2(k) tries; a lane that knows no scale yet keeps the absolute second' },
   minRatePerSecond: { scale: 'window', measured: 'unscaled at k = 60 the floor alone brings 123 → 596 429s (27 clients)' },
   maxRatePerSecond: { scale: 'window', measured: 'no ceiling by default (the user\'s bound)' },
   calmAfterMs: { scale: 'window', measured: 'unscaled at k = 60 a lane turns calm between its own sends: 123 → 269 429s' },

@@ -273,3 +273,27 @@ describe('atb told its quota rate is scale-free at every drain', () => {
     expectScaled(laneWaits(script, 60_000, 0, 0.01, 100 / 75), 0.01)
   })
 })
+
+describe('a cold start runs on the lane\'s time scale', () => {
+  /** A lane admitted once, then refused: no evidence to measure a share from. Its wait after the 429. */
+  const coldWait = (options: object, k: number): number => {
+    const pacer = atb(options).create({ now: T0, random: () => 0.5 })
+    pacer.onSend(T0 + 1_000 * k, 1)
+    pacer.onResult(T0 + 1_020 * k, { kind: 'ok', status: 200 })
+    pacer.onSend(T0 + 5_000 * k, 1)
+    pacer.onResult(T0 + 5_020 * k, { kind: 'throttled', status: 429 })
+    const now = T0 + 5_020 * k
+    return Math.max(pacer.delayMs(now, 1), pacer.retryDelayMs!(now, 1, { kind: 'throttled', status: 429 }))
+  }
+
+  it('told the quota rate, waits k times longer on a quota k times slower', () => {
+    const paper = coldWait({ quotaPerSecond: 80 / 60 }, 1)
+    expect(paper).toBeGreaterThan(0)
+    for (const k of [0.1, 10, 60]) expect(Math.abs(coldWait({ quotaPerSecond: 80 / 60 / k }, k) - k * paper)).toBeLessThanOrEqual(1 + k)
+  })
+
+  it('knowing no scale (a drain within the k = 1 band), keeps UB\'s first step in absolute time', () => {
+    // A 4 s drain with one admission: too short and too thin to read a scale from at either k.
+    expect(coldWait({}, 0.5)).toBe(coldWait({}, 2))
+  })
+})
