@@ -357,10 +357,10 @@ class AtbPacer implements AtbLanePacer {
    * however fast it refills (on a faster scale a scaled limit read every such 429 as a lump's, and
    * the lane kept its k = 1 durations).
    * With a fleet view (AATB) or the user's `quotaPerSecond` the quota's rate Q is given, and a
-   * bucket refilled continuously at Q names at most one unit's refill, 1/Q, rounded up to the Retry-After's resolution (whole seconds,
-   * or the millisecond of a `retry-after-ms`): a longer Retry-After names a lump. In whole seconds a
-   * step under a second away reads "1" as one unit's refill does, so at k = 0.1 (a 6 s step) part
-   * of the steps go unread; in milliseconds they are told apart (stepped cells 5 → 9 of 15 at
+   * bucket refilled continuously at Q names at most one unit's refill, 1/Q, rounded up to the
+   * Retry-After's resolution (whole seconds, or the millisecond of a `retry-after-ms`): a longer
+   * Retry-After names a lump. In whole seconds a step under a second away reads "1" as one unit's
+   * refill does, so at k = 0.1 (a 6 s step) part of the steps go unread; in milliseconds they are told apart (stepped cells 5 → 9 of 15 at
    * k = 0.1, none breaking). The fitted 2 s (on the lane's scale) had read a stepped bucket's 2 s
    * at k = 0.1 and 1 and its 9–20 s at k = 10 as steady (scale grid `aatb`, 10 seeds: 293 → 296 of
    * 360, concurrent 226 → 229 of 270, none lost; the headline's 180 `aatb` rows none beyond their
@@ -463,7 +463,8 @@ class AtbPacer implements AtbLanePacer {
    * view (AATB), or the user's (`quotaPerSecond`); undefined when the lane has only its own reading.
    * Either tells one unit's refill, so the lump test and the scale of a lane spending lumps are the
    * same for both (told the rate, stepped `retry-after-ms` cells of the scale grid at k = 0.1 / 1 /
-   * 10 / 60: 5 / 9 / 13 / 13 → 14 / 13 / 15 / 14 of 15; in whole seconds 274 → 275 of 360 cells).
+   * 10 / 60: 5 / 9 / 13 / 13 → 14 / 13 / 15 / 14 of 15; in whole seconds 274 → 275 of 360 cells;
+   * 14 / 13 / 14 / 14 and 280 after the cold start moved to the lane's scale).
    */
   private givenQuotaScale(): number | undefined {
     return this.fleetQuotaScale ?? this.givenScale
