@@ -123,7 +123,7 @@ class Engine implements CallOwner, SplitHost {
 
   constructor(options: ResolvedLimiterOptions) {
     this.o = options
-    this.registry = new LaneRegistry(options, (lane) => this.pump(lane))
+    this.registry = new LaneRegistry(options, (lane) => this.#pump(lane))
   }
 
   get lifetime(): AbortController {
@@ -164,10 +164,10 @@ class Engine implements CallOwner, SplitHost {
     const call = new Call<T>(this, lane, job, ++this.#seq, now, deadlineMs, retryBudget)
     call.sink = sink
     signal?.addEventListener('abort', call)
-    this.admit(call as Call<unknown>, now)
+    this.#admit(call as Call<unknown>, now)
   }
 
-  admit(call: Call<unknown>, now: number): void {
+  #admit(call: Call<unknown>, now: number): void {
     const lane = call.lane
     const o = this.o
     lane.lastActiveAt = now
@@ -179,28 +179,28 @@ class Engine implements CallOwner, SplitHost {
       lane.gateUntil <= now &&
       !(pacer.delayMs(now, call.cost) > 0)
     ) {
-      this.startAttempt(call, now)
+      this.#startAttempt(call, now)
       return
     }
     if (lane.queue.size >= o.maxQueue) {
       const message = `polite-fetch: the queue of ${lane.scope} is full (${o.maxQueue} waiting)`
-      this.giveUp(call, new QueueFullError(message, errorInit(call)), 'queue-full', undefined)
+      this.#giveUp(call, new QueueFullError(message, errorInit(call)), 'queue-full', undefined)
       return
     }
     // Past the deadline already at the lane's gate or its pacing (the earliest this call
     // could go, queue aside): say so now rather than at the deadline.
     const earliest = pacer === undefined ? lane.gateUntil : Math.max(lane.gateUntil, now + pacer.delayMs(now, call.cost))
     if (earliest > call.deadlineAt) {
-      this.giveUp(call, deadlineError(call, earliest), 'deadline', earliest)
+      this.#giveUp(call, deadlineError(call, earliest), 'deadline', earliest)
       return
     }
-    this.enqueue(call, now)
+    this.#enqueue(call, now)
     // A call of another route queued behind a route that the lane's 429s single out: try that route apart now.
     if (lane.routeRecord !== undefined) noteWaiting(this, call, lane, now)
-    this.pump(lane)
+    this.#pump(lane)
   }
 
-  enqueue(call: Call<unknown>, now: number): void {
+  #enqueue(call: Call<unknown>, now: number): void {
     call.state = 'queued'
     call.enqueuedAt = now
     call.lane.queue.insert(call)
@@ -212,7 +212,7 @@ class Engine implements CallOwner, SplitHost {
   }
 
   /** Sends every head-of-lane call that may go now; otherwise sleeps until the head may. */
-  pump(lane: Lane): void {
+  #pump(lane: Lane): void {
     const pacer = lane.pacer
     if (pacer === undefined || this.#closed) return
     if (lane.queue.size === 0) {
@@ -231,7 +231,7 @@ class Engine implements CallOwner, SplitHost {
       if (sendAt > now) {
         if (sendAt > head.deadlineAt) {
           lane.queue.shift()
-          this.giveUp(head, deadlineError(head, sendAt), 'deadline', sendAt)
+          this.#giveUp(head, deadlineError(head, sendAt), 'deadline', sendAt)
           continue
         }
         // Nobody behind the head goes before it: whoever's deadline comes first cannot make it.
@@ -240,12 +240,12 @@ class Engine implements CallOwner, SplitHost {
         return
       }
       lane.queue.shift()
-      this.startAttempt(head, now)
+      this.#startAttempt(head, now)
     }
     this.registry.cancelWake(lane)
   }
 
-  startAttempt(call: Call<unknown>, now: number): void {
+  #startAttempt(call: Call<unknown>, now: number): void {
     const lane = call.lane
     const o = this.o
     if (call.timer !== undefined) cancelTimer(o.clock, call.timer)
@@ -281,7 +281,7 @@ class Engine implements CallOwner, SplitHost {
       if (Number.isFinite(untilDeadline)) this.#watchDeadline(call.deadlineAt, now)
     }
     if (call.job.start === undefined) {
-      void this.execute(call, attemptSignal)
+      void this.#execute(call, attemptSignal)
       return
     }
     // Callback-style job: no promise per attempt. A report made inside start() (a
@@ -350,58 +350,58 @@ class Engine implements CallOwner, SplitHost {
 
   onAttemptReport(call: Call<unknown>, end: AttemptEnd): void {
     if (this.#starting === call) {
-      queueMicrotask(() => this.completeAttempt(call, end))
+      queueMicrotask(() => this.#completeAttempt(call, end))
       return
     }
-    this.completeAttempt(call, end)
+    this.#completeAttempt(call, end)
   }
 
-  async execute(call: Call<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  async #execute(call: Call<unknown>, signal: AbortSignal | undefined): Promise<void> {
     let end: AttemptEnd
     try {
       end = await call.job.attempt(signal, call.attempts)
     } catch (error) {
       end = new AttemptFailure(error)
     }
-    this.completeAttempt(call, end)
+    this.#completeAttempt(call, end)
   }
 
-  completeAttempt(call: Call<unknown>, reported: AttemptEnd): void {
+  #completeAttempt(call: Call<unknown>, reported: AttemptEnd): void {
     const end = isAttemptEnd(reported) ? reported : new AttemptFailure(new TypeError('polite-fetch: job.attempt resolved without an outcome'))
     try {
-      this.finishAttempt(call, end)
+      this.#finishAttempt(call, end)
     } catch (bug) {
       // A throwing pacer or listener must not leave the call hanging.
       if (call.state !== 'done') {
-        this.settle(call)
+        this.#settle(call)
         call.reject(bug)
       }
-      this.pump(call.lane)
+      this.#pump(call.lane)
     }
   }
 
   /** An attempt ended: free its slot, let the lane learn from it, then settle the call or schedule its retry. */
-  finishAttempt(call: Call<unknown>, end: AttemptEnd): void {
+  #finishAttempt(call: Call<unknown>, end: AttemptEnd): void {
     const lane = call.lane
     const now = this.#release(call)
     if (call.state !== 'running') {
       // Settled while in flight (abort, deadline, close): still learn from a response that came back.
       if (end.failed !== true) {
-        this.learn(call, end, now)
+        this.#learn(call, end, now)
         end.discard?.()
       }
     } else {
       this.#endAttemptTimer(call)
       call.lastSignal = end.signal
-      this.learn(call, end, now)
+      this.#learn(call, end, now)
       if (end.failed !== true && (settlesAtOnce(end.signal) || end.neutral === true)) {
-        this.settle(call)
+        this.#settle(call)
         call.resolve(end.value)
       } else {
         this.#afterSetback(call, end, now)
       }
     }
-    this.pump(lane)
+    this.#pump(lane)
   }
 
   /** The attempt is no longer in flight; returns the time it ended. */
@@ -423,9 +423,9 @@ class Engine implements CallOwner, SplitHost {
   }
 
   /** The pacer (and the lane's counters, gate and route record) learn from what the attempt said. */
-  learn(call: Call<unknown>, end: AttemptEnd, now: number): void {
+  #learn(call: Call<unknown>, end: AttemptEnd, now: number): void {
     // A response someone upstream already paced (our service worker's mark) teaches this lane nothing.
-    if (end.failed === true || end.neutral !== true) this.feed(call, end.signal, now, end)
+    if (end.failed === true || end.neutral !== true) this.#feed(call, end.signal, now, end)
   }
 
   /** A 429/503 or a failure: retry it, or stop and tell the caller why. */
@@ -485,7 +485,7 @@ class Engine implements CallOwner, SplitHost {
       // must not be re-queued, or a request would go out after its caller gave up.
       if (isSettled(call)) return
     }
-    this.enqueue(call, now)
+    this.#enqueue(call, now)
   }
 
   /** No retry: a typed give-up (deadline, budget, too-long Retry-After), or the attempt's own result. */
@@ -493,14 +493,14 @@ class Engine implements CallOwner, SplitHost {
     const cause = end.failed === true ? end.error : undefined
     const failure = giveUpError(reason, call, retryAt, now, cause, this.o.maxRetryAfterMs)
     if (failure !== undefined) {
-      this.giveUp(call, failure, reason, retryAt, end.failed === true ? undefined : end)
+      this.#giveUp(call, failure, reason, retryAt, end.failed === true ? undefined : end)
       return
     }
     // Not retryable (by the job's word or by safety rules): the caller gets what the
     // attempt produced, a final response or the transport error, as fetch would.
-    this.settle(call)
+    this.#settle(call)
     call.lane.giveUps++
-    this.emitGiveUp(call, reason, retryAt ?? call.lastSignal?.retryAt)
+    this.#emitGiveUp(call, reason, retryAt ?? call.lastSignal?.retryAt)
     if (end.failed === true) call.reject(end.error)
     else call.resolve(end.value)
   }
@@ -509,7 +509,7 @@ class Engine implements CallOwner, SplitHost {
     return (call.job.giveUp ?? this.o.giveUp) === 'response'
   }
 
-  feed(call: Call<unknown>, signal: Signal, now: number, end?: AttemptEnd): void {
+  #feed(call: Call<unknown>, signal: Signal, now: number, end?: AttemptEnd): void {
     // First: a split may move this call (and others of its route) to another lane, whose pacer then learns from it.
     if (wantsRouteNote(call.lane, signal)) noteRoute(this, call, call.lane, signal, now)
     const lane = call.lane
@@ -524,7 +524,7 @@ class Engine implements CallOwner, SplitHost {
   #endHopeless(lane: Lane, until: number): void {
     lane.hopelessBefore = until
     for (const hopeless of lane.queue.removeWhere((queued) => queued.deadlineAt < until)) {
-      this.giveUp(hopeless, deadlineError(hopeless, until), 'deadline', until)
+      this.#giveUp(hopeless, deadlineError(hopeless, until), 'deadline', until)
     }
   }
 
@@ -538,11 +538,11 @@ class Engine implements CallOwner, SplitHost {
     const lane = call.lane
     if (call.state === 'queued') lane.queue.remove(call)
     else call.controller?.abort(reason)
-    this.settle(call)
+    this.#settle(call)
     lane.giveUps++
-    this.emitGiveUp(call, 'aborted', undefined)
+    this.#emitGiveUp(call, 'aborted', undefined)
     call.reject(reason)
-    this.pump(lane)
+    this.#pump(lane)
   }
 
   onCallTimer(call: Call<unknown>): void {
@@ -570,11 +570,11 @@ class Engine implements CallOwner, SplitHost {
     }
     const error = deadlineError(call, retryAt)
     call.controller?.abort(error)
-    this.giveUp(call, error, 'deadline', retryAt)
-    this.pump(lane)
+    this.#giveUp(call, error, 'deadline', retryAt)
+    this.#pump(lane)
   }
 
-  settle(call: Call<unknown>): void {
+  #settle(call: Call<unknown>): void {
     call.state = 'done'
     if (call.timer !== undefined) {
       cancelTimer(this.o.clock, call.timer)
@@ -589,16 +589,16 @@ class Engine implements CallOwner, SplitHost {
    * Retry-After) resolves with that response, marked, when the call's `giveUp` is 'response';
    * everything else rejects with `error`. `outcome`: the attempt just ended, if it produced one.
    */
-  giveUp(
+  #giveUp(
     call: Call<unknown>,
     error: unknown,
     reason: GiveUpReason | string,
     retryAt: number | undefined,
     outcome: AttemptOutcome<unknown> | undefined = undefined,
   ): void {
-    this.settle(call)
+    this.#settle(call)
     call.lane.giveUps++
-    this.emitGiveUp(call, reason, retryAt)
+    this.#emitGiveUp(call, reason, retryAt)
     const answers = ANSWERED_GIVE_UPS.has(reason) && this.#answersGiveUps(call)
     const own = answers ? (responseOf(outcome) ?? call.lastOutcome) : undefined
     call.lastOutcome = undefined
@@ -618,7 +618,7 @@ class Engine implements CallOwner, SplitHost {
     call.reject(error)
   }
 
-  emitGiveUp(call: Call<unknown>, reason: GiveUpReason | string, retryAt: number | undefined): void {
+  #emitGiveUp(call: Call<unknown>, reason: GiveUpReason | string, retryAt: number | undefined): void {
     if (!this.emitter.has('give-up')) return
     this.emitter.emit('give-up', {
       scope: call.lane.scope,
@@ -634,14 +634,14 @@ class Engine implements CallOwner, SplitHost {
     if (this.#closed) return
     this.#closed = true
     for (const lane of this.registry.lanes.values()) {
-      for (const call of lane.queue.removeWhere(() => true)) this.giveUp(call, closedError(call), 'closed', undefined)
+      for (const call of lane.queue.removeWhere(() => true)) this.#giveUp(call, closedError(call), 'closed', undefined)
     }
     // Calls in flight: abort their attempts and reject them now rather than after the network answers.
     for (const call of [...this.#running]) {
       if (call.state !== 'running') continue
       const error = closedError(call)
       call.controller?.abort(error)
-      this.giveUp(call, error, 'closed', undefined)
+      this.#giveUp(call, error, 'closed', undefined)
     }
     this.#cancelDeadlineTimer()
     this.#lifetime?.abort(new ClosedError('polite-fetch: the limiter was closed'))

@@ -13,7 +13,6 @@ export const RESTORE_TIMEOUT_MS = 1_000
 function noop(): void {}
 
 function flushTimerFired(persistence: LanePersistence): void {
-  persistence.timer = undefined
   persistence.flushDirty()
 }
 
@@ -24,35 +23,35 @@ function isPacerState(value: unknown): value is PacerState {
 }
 
 export class LanePersistence {
-  readonly store: Store
-  readonly prefix: string
-  readonly clock: AnyClock
-  readonly intervalMs: number
-  timer: unknown = undefined
+  readonly #store: Store
+  readonly #prefix: string
+  readonly #clock: AnyClock
+  readonly #intervalMs: number
+  #timer: unknown = undefined
   readonly #dirty = new Set<Lane>()
   /** The last write per scope, so a lane re-created right after eviction reads what was written. */
   readonly #writes = new Map<string, Promise<void>>()
 
   constructor(store: Store, prefix: string, clock: AnyClock, intervalMs: number) {
-    this.store = store
-    this.prefix = prefix
-    this.clock = clock
-    this.intervalMs = intervalMs
+    this.#store = store
+    this.#prefix = prefix
+    this.#clock = clock
+    this.#intervalMs = intervalMs
   }
 
   async restore(scope: string): Promise<PacerState | undefined> {
     await this.#writes.get(scope)
     let timer: unknown
     const timeout = new Promise<undefined>((resolve) => {
-      timer = startTimer(this.clock, RESTORE_TIMEOUT_MS, resolve, undefined, true)
+      timer = startTimer(this.#clock, RESTORE_TIMEOUT_MS, resolve, undefined, true)
     })
     try {
-      const value = await Promise.race([this.store.get(this.prefix + scope), timeout])
+      const value = await Promise.race([this.#store.get(this.#prefix + scope), timeout])
       return isPacerState(value) ? value : undefined
     } catch {
       return undefined
     } finally {
-      cancelTimer(this.clock, timer)
+      cancelTimer(this.#clock, timer)
     }
   }
 
@@ -60,11 +59,13 @@ export class LanePersistence {
     if (lane.dirty) return
     lane.dirty = true
     this.#dirty.add(lane)
-    if (this.timer === undefined) this.timer = startTimer(this.clock, this.intervalMs, flushTimerFired, this, true)
+    if (this.#timer === undefined) this.#timer = startTimer(this.#clock, this.#intervalMs, flushTimerFired, this, true)
   }
 
+  /** The coalescing timer is due: writes the lanes changed since. */
   flushDirty(): void {
-    const now = this.clock.now()
+    this.#timer = undefined
+    const now = this.#clock.now()
     for (const lane of this.#dirty) void this.write(lane, now)
     this.#dirty.clear()
   }
@@ -77,7 +78,7 @@ export class LanePersistence {
     const scope = lane.scope
     let write: Promise<void>
     try {
-      write = Promise.resolve(this.store.set(this.prefix + scope, pacer.toJSON(now))).catch(noop)
+      write = Promise.resolve(this.#store.set(this.#prefix + scope, pacer.toJSON(now))).catch(noop)
     } catch {
       return Promise.resolve()
     }
@@ -90,11 +91,11 @@ export class LanePersistence {
 
   /** Writes every given lane now and waits for all pending writes. */
   async flushAll(lanes: Iterable<Lane>): Promise<void> {
-    if (this.timer !== undefined) {
-      cancelTimer(this.clock, this.timer)
-      this.timer = undefined
+    if (this.#timer !== undefined) {
+      cancelTimer(this.#clock, this.#timer)
+      this.#timer = undefined
     }
-    const now = this.clock.now()
+    const now = this.#clock.now()
     for (const lane of lanes) void this.write(lane, now)
     this.#dirty.clear()
     await Promise.all(this.#writes.values())

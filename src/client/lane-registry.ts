@@ -10,7 +10,6 @@ import type { ResolvedLimiterOptions } from './options.js'
 import { cancelTimer, startTimer } from './timer.js'
 
 function sweepFired(registry: LaneRegistry): void {
-  registry.sweepTimer = undefined
   registry.sweep()
 }
 
@@ -20,16 +19,16 @@ function wakeFired(target: { registry: LaneRegistry; lane: Lane }): void {
 }
 
 export class LaneRegistry {
-  readonly o: ResolvedLimiterOptions
+  readonly #o: ResolvedLimiterOptions
   readonly lanes = new Map<string, Lane>()
   readonly persistence: LanePersistence | undefined
   /** Called when a lane's wake-up is due or its restored pacer is ready: the limiter pumps it. */
   readonly onWake: (lane: Lane) => void
-  sweepTimer: unknown = undefined
-  closed = false
+  #sweepTimer: unknown = undefined
+  #closed = false
 
   constructor(options: ResolvedLimiterOptions, onWake: (lane: Lane) => void) {
-    this.o = options
+    this.#o = options
     this.onWake = onWake
     this.persistence =
       options.store === undefined
@@ -49,7 +48,7 @@ export class LaneRegistry {
       lane = new Lane(scope, undefined, now)
       const restoring = lane
       void persistence.restore(scope).then((state) => {
-        restoring.pacer = this.createPacer(this.o.clock.now(), state)
+        restoring.pacer = this.createPacer(this.#o.clock.now(), state)
         this.onWake(restoring)
       })
     }
@@ -63,12 +62,12 @@ export class LaneRegistry {
       lane.gateAnswer = parent.gateAnswer
     }
     this.lanes.set(scope, lane)
-    if (this.sweepTimer === undefined) this.sweepTimer = startTimer(this.o.clock, this.o.idleMs, sweepFired, this, true)
+    if (this.#sweepTimer === undefined) this.#sweepTimer = startTimer(this.#o.clock, this.#o.idleMs, sweepFired, this, true)
     return lane
   }
 
   createPacer(now: number, state: PacerState | undefined): Pacer {
-    const { strategy, random } = this.o
+    const { strategy, random } = this.#o
     if (state !== undefined) {
       try {
         return strategy.create({ now, random, state })
@@ -97,22 +96,24 @@ export class LaneRegistry {
   scheduleWake(lane: Lane, at: number, now: number): void {
     if (lane.wakeTimer !== undefined) {
       if (lane.wakeAt === at) return
-      cancelTimer(this.o.clock, lane.wakeTimer)
+      cancelTimer(this.#o.clock, lane.wakeTimer)
     }
     lane.wakeAt = at
-    lane.wakeTimer = startTimer(this.o.clock, at - now, wakeFired, { registry: this, lane })
+    lane.wakeTimer = startTimer(this.#o.clock, at - now, wakeFired, { registry: this, lane })
   }
 
   cancelWake(lane: Lane): void {
     if (lane.wakeTimer === undefined) return
-    cancelTimer(this.o.clock, lane.wakeTimer)
+    cancelTimer(this.#o.clock, lane.wakeTimer)
     lane.wakeTimer = undefined
   }
 
+  /** The idle sweep is due: evicts the lanes idle long enough, and re-arms while any remain. */
   sweep(): void {
-    const now = this.o.clock.now()
+    this.#sweepTimer = undefined
+    const now = this.#o.clock.now()
     for (const [scope, lane] of this.lanes) {
-      if (!mayEvict(lane, now, this.o.idleMs)) continue
+      if (!mayEvict(lane, now, this.#o.idleMs)) continue
       // Without a store, a lane still gated by a server's retryAt is kept: forgetting the
       // gate would let the next call go out before the server allows it.
       if (this.persistence === undefined && lane.gateUntil > now) continue
@@ -120,13 +121,13 @@ export class LaneRegistry {
       this.lanes.delete(scope)
       void this.persistence?.write(lane, now)
     }
-    if (this.lanes.size > 0 && !this.closed) {
-      this.sweepTimer = startTimer(this.o.clock, this.o.idleMs, sweepFired, this, true)
+    if (this.lanes.size > 0 && !this.#closed) {
+      this.#sweepTimer = startTimer(this.#o.clock, this.#o.idleMs, sweepFired, this, true)
     }
   }
 
   stats(): ScopeStats[] {
-    const now = this.o.clock.now()
+    const now = this.#o.clock.now()
     const result: ScopeStats[] = []
     for (const lane of this.lanes.values()) result.push(lane.stats(now))
     return result
@@ -134,10 +135,10 @@ export class LaneRegistry {
 
   /** Stops every timer; the caller settles the calls. Resolves once pacer state is written. */
   async close(): Promise<void> {
-    this.closed = true
-    if (this.sweepTimer !== undefined) {
-      cancelTimer(this.o.clock, this.sweepTimer)
-      this.sweepTimer = undefined
+    this.#closed = true
+    if (this.#sweepTimer !== undefined) {
+      cancelTimer(this.#o.clock, this.#sweepTimer)
+      this.#sweepTimer = undefined
     }
     for (const lane of this.lanes.values()) this.cancelWake(lane)
     await this.persistence?.flushAll(this.lanes.values())

@@ -20,25 +20,26 @@ type TimeoutHandle = ReturnType<typeof setTimeout>
 /** A timer longer than MAX_TIMEOUT_MS: one setTimeout per step, `handle` always the current one. */
 class LongTimer<A> {
   handle: TimeoutHandle
-  private readonly dueAt: number
+  readonly #dueAt: number
+  readonly #fn: (arg: A) => void
+  readonly #arg: A
+  readonly #weak: boolean
 
-  constructor(
-    ms: number,
-    private readonly fn: (arg: A) => void,
-    private readonly arg: A,
-    private readonly weak: boolean,
-  ) {
-    this.dueAt = Date.now() + ms
-    this.handle = this.arm(ms)
+  constructor(ms: number, fn: (arg: A) => void, arg: A, weak: boolean) {
+    this.#dueAt = Date.now() + ms
+    this.#fn = fn
+    this.#arg = arg
+    this.#weak = weak
+    this.handle = this.#arm(ms)
   }
 
-  private arm(ms: number): TimeoutHandle {
+  #arm(ms: number): TimeoutHandle {
     const long = ms > MAX_TIMEOUT_MS
     const handle = setTimeout(() => {
-      if (long) this.handle = this.arm(Math.max(0, this.dueAt - Date.now()))
-      else this.fn(this.arg)
+      if (long) this.handle = this.#arm(Math.max(0, this.#dueAt - Date.now()))
+      else this.#fn(this.#arg)
     }, long ? MAX_TIMEOUT_MS : ms)
-    return weakly(handle, this.weak)
+    return weakly(handle, this.#weak)
   }
 }
 

@@ -19,43 +19,43 @@ const REFUSALS_TO_DISTRUST = 2
 
 export class LumpSpending {
   /** The named time whose first attempt is awaited ('armed'), in flight ('sent'), or none. */
-  private probe: 'none' | 'armed' | 'sent' = 'none'
-  private namedAt = 0
+  #probe: 'none' | 'armed' | 'sent' = 'none'
+  #namedAt = 0
   /** Attempts at named times refused in a row. */
-  private refusals = 0
+  #refusals = 0
   /** A lump's spending ended with a short Retry-After: the quota trickles back. */
-  private trickles = false
+  #trickles = false
 
   /** Whether named times have been lumps so far (a lane starts by trusting the server's word). */
   trusted(): boolean {
-    return this.refusals < REFUSALS_TO_DISTRUST && !this.trickles
+    return this.#refusals < REFUSALS_TO_DISTRUST && !this.#trickles
   }
 
   /** A 429 named a lump at `retryAt`: the lane's first attempt from then on tells whether it was one. */
   named(retryAt: number): void {
-    this.probe = 'armed'
-    this.namedAt = retryAt
+    this.#probe = 'armed'
+    this.#namedAt = retryAt
   }
 
   /** An attempt went at `now`. */
   sent(now: number): void {
-    if (this.probe === 'armed' && now >= this.namedAt) this.probe = 'sent'
+    if (this.#probe === 'armed' && now >= this.#namedAt) this.#probe = 'sent'
   }
 
   /** The answer to an attempt (a transport failure says nothing). */
   answered(admitted: boolean): void {
-    if (this.probe !== 'sent') return
-    this.probe = 'none'
+    if (this.#probe !== 'sent') return
+    this.#probe = 'none'
     if (admitted) {
-      this.refusals = 0
-      this.trickles = false
+      this.#refusals = 0
+      this.#trickles = false
     } else {
-      this.refusals++
+      this.#refusals++
     }
   }
 
   /** A lump's spending ended with a short Retry-After: units come back one by one there. */
   trickled(): void {
-    this.trickles = true
+    this.#trickles = true
   }
 }

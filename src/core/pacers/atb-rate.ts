@@ -10,42 +10,46 @@
 /** A bounded, time-ordered log of (time, value) pairs. */
 export class TimeRing {
   /** Interleaved time, value; at most 2 × maxEntries numbers. */
-  private readonly data: number[] = []
+  readonly #data: number[] = []
   /** Pair index of the oldest entry once the ring is full. */
-  private start = 0
+  #start = 0
 
-  constructor(private readonly maxEntries: number) {}
+  readonly #maxEntries: number
+
+  constructor(maxEntries: number) {
+    this.#maxEntries = maxEntries
+  }
 
   /** Entries held. */
   get length(): number {
-    return this.data.length >> 1
+    return this.#data.length >> 1
   }
 
-  private slot(i: number): number {
-    return ((this.start + i) % this.maxEntries) * 2
+  #slot(i: number): number {
+    return ((this.#start + i) % this.#maxEntries) * 2
   }
 
   /** Time of the i-th entry, oldest first. */
   timeAt(i: number): number {
-    return this.data[this.slot(i)] as number
+    return this.#data[this.#slot(i)] as number
   }
 
   valueAt(i: number): number {
-    return this.data[this.slot(i) + 1] as number
+    return this.#data[this.#slot(i) + 1] as number
   }
 
   /** Append; a time before the newest is recorded as the newest (order survives a clock stepping back). */
   push(time: number, value: number): void {
     const length = this.length
     const at = length > 0 ? Math.max(time, this.timeAt(length - 1)) : time
-    if (length < this.maxEntries) {
-      this.data.push(at, value)
+    if (length < this.#maxEntries) {
+      this.#data.push(at, value)
       return
     }
-    const slot = this.start * 2
-    this.data[slot] = at
-    this.data[slot + 1] = value
-    this.start = (this.start + 1) % this.maxEntries
+    const slot = this.#start * 2
+    this.#data[slot] = at
+    this.#data[slot + 1] = value
+    this.#start = (this.#start + 1) % this.#maxEntries
   }
 
   /** Index of the first entry later than `cutoff` (entries are in time order). */
@@ -63,23 +67,23 @@ export class TimeRing {
 
 /** Admitted (value 1) and rejected (value 0) attempts over time. */
 export class OutcomeLog {
-  private readonly ring: TimeRing
+  readonly #ring: TimeRing
 
   constructor(maxEntries: number, entries: Array<[number, number]> = []) {
-    this.ring = new TimeRing(maxEntries)
-    for (const [time, ok] of entries.slice(-maxEntries)) this.ring.push(time, ok === 1 ? 1 : 0)
+    this.#ring = new TimeRing(maxEntries)
+    for (const [time, ok] of entries.slice(-maxEntries)) this.#ring.push(time, ok === 1 ? 1 : 0)
   }
 
   /** Record an admitted (ok = true) or rejected attempt at `now`. */
   add(now: number, ok: boolean): void {
-    this.ring.push(now, ok ? 1 : 0)
+    this.#ring.push(now, ok ? 1 : 0)
   }
 
   /** Admitted and rejected counts in (now − windowMs, now]. */
   counts(now: number, windowMs: number): { admitted: number; rejected: number } {
     let admitted = 0
     let rejected = 0
-    const ring = this.ring
+    const ring = this.#ring
     for (let i = ring.firstIndexAfter(now - windowMs); i < ring.length; i++) {
       if (ring.timeAt(i) > now) break
       if (ring.valueAt(i) === 1) admitted++
@@ -106,9 +110,9 @@ export class OutcomeLog {
     if (minCount > 0) {
       // Walk back to the minCount-th newest admission; if it is older than the window, widen.
       let seen = 0
-      for (let i = this.ring.length - 1; i >= 0; i--) {
-        const at = this.ring.timeAt(i)
-        if (at > now || this.ring.valueAt(i) !== 1) continue
+      for (let i = this.#ring.length - 1; i >= 0; i--) {
+        const at = this.#ring.timeAt(i)
+        if (at > now || this.#ring.valueAt(i) !== 1) continue
         if (++seen === minCount) {
           minCountAt = at
           if (at <= start) start = at - tickMs
@@ -125,14 +129,14 @@ export class OutcomeLog {
 
   /** Time of the latest admitted attempt, or undefined. */
   lastAdmittedAt(): number | undefined {
-    for (let i = this.ring.length - 1; i >= 0; i--) if (this.ring.valueAt(i) === 1) return this.ring.timeAt(i)
+    for (let i = this.#ring.length - 1; i >= 0; i--) if (this.#ring.valueAt(i) === 1) return this.#ring.timeAt(i)
     return undefined
   }
 
   /** Plain data for persistence: [time, 1 | 0] pairs, oldest first. */
   toJSON(): Array<[number, number]> {
     const out: Array<[number, number]> = []
-    for (let i = 0; i < this.ring.length; i++) out.push([this.ring.timeAt(i), this.ring.valueAt(i)])
+    for (let i = 0; i < this.#ring.length; i++) out.push([this.#ring.timeAt(i), this.#ring.valueAt(i)])
     return out
   }
 }

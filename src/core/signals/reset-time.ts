@@ -29,23 +29,25 @@ export const EPOCH_MS_THRESHOLD = 1e12
  * rate-limit headers carry delays only, and never need the Date parsed.
  */
 export class TimeBase {
-  private serverDate: number | undefined | null = null
+  readonly now: number
+  readonly #headers: HeaderSource
+  #serverDate: number | undefined | null = null
 
-  constructor(
-    readonly now: number,
-    private readonly headers: HeaderSource,
-  ) {}
+  constructor(now: number, headers: HeaderSource) {
+    this.now = now
+    this.#headers = headers
+  }
 
   /** Epoch ms of the response's `Date` header; undefined when absent, malformed or absurd. */
   serverDateMs(): number | undefined {
-    if (this.serverDate === null) {
-      const field = readField(this.headers, 'date')
+    if (this.#serverDate === null) {
+      const field = readField(this.#headers, 'date')
       const parsed = field === undefined ? undefined : parseHttpDate(field, this.now)
       // A Date more than a year off our clock is a broken clock or a broken
       // header; correcting by it would throw every epoch value out of range.
-      this.serverDate = parsed !== undefined && Math.abs(parsed - this.now) <= MAX_HORIZON_MS ? parsed : undefined
+      this.#serverDate = parsed !== undefined && Math.abs(parsed - this.now) <= MAX_HORIZON_MS ? parsed : undefined
     }
-    return this.serverDate
+    return this.#serverDate
   }
 
   /** `now + delayMs`, or undefined for a negative, non-finite or absurd delay. */

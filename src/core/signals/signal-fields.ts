@@ -57,9 +57,12 @@ function snapshot(headers: EnumerableSource): HeaderSource | undefined {
 }
 
 class FieldSnapshot implements HeaderSource {
-  constructor(private readonly fields: Map<string, string>) {}
+  readonly #fields: Map<string, string>
+  constructor(fields: Map<string, string>) {
+    this.#fields = fields
+  }
   get(name: string): string | null {
-    return this.fields.get(name) ?? null
+    return this.#fields.get(name) ?? null
   }
 }
 
