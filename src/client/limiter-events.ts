@@ -87,12 +87,12 @@ export type Listener<E extends LimiterEventName> = (event: LimiterEvents[E]) => 
 type ListenerTable = { [E in LimiterEventName]: Listener<E>[] }
 
 export class LimiterEmitter {
-  readonly listeners: ListenerTable = { attempt: [], throttled: [], retry: [], rate: [], 'give-up': [], split: [] }
+  readonly #listeners: ListenerTable = { attempt: [], throttled: [], retry: [], rate: [], 'give-up': [], split: [] }
 
   on<E extends LimiterEventName>(event: E, listener: Listener<E>): () => void {
-    if (!(event in this.listeners)) throw new TypeError(`polite-fetch: unknown event \`${String(event)}\``)
+    if (!(event in this.#listeners)) throw new TypeError(`polite-fetch: unknown event \`${String(event)}\``)
     if (typeof listener !== 'function') throw new TypeError('polite-fetch: a listener must be a function')
-    const table = this.listeners as unknown as Record<E, Listener<E>[]>
+    const table = this.#listeners as unknown as Record<E, Listener<E>[]>
     table[event] = [...table[event], listener]
     return () => {
       table[event] = table[event].filter((fn) => fn !== listener)
@@ -100,11 +100,11 @@ export class LimiterEmitter {
   }
 
   has(event: LimiterEventName): boolean {
-    return this.listeners[event].length > 0
+    return this.#listeners[event].length > 0
   }
 
   emit<E extends LimiterEventName>(event: E, payload: LimiterEvents[E]): void {
-    const list = (this.listeners as unknown as Record<E, Listener<E>[]>)[event]
+    const list = (this.#listeners as unknown as Record<E, Listener<E>[]>)[event]
     for (const listener of list) {
       try {
         listener(payload)

@@ -2,6 +2,7 @@
 // Options are validated eagerly (at create time) with messages that name the option,
 // what it expects and what it got, so a typo fails at start-up, not at the first 429.
 import { atb } from '../core/pacers/index.js'
+import { mustBeError } from '../core/pacers/option-error.js'
 import type { Clock, Random, Store, Strategy } from '../core/types.js'
 import { systemClock } from './system-clock.js'
 import type { AnyClock } from './timer.js'
@@ -171,8 +172,7 @@ export const clientDefaults = {
 } as const
 
 function fail(name: string, expected: string, value: unknown): never {
-  const type = value === null ? 'null' : typeof value
-  throw new TypeError(`polite-fetch: option \`${name}\` must be ${expected}; received ${String(value)} (${type})`)
+  throw mustBeError(`option \`${name}\``, expected, value)
 }
 
 /** A rule for a numeric option: what the error says it must be, and the test (NaN fails every test). */

@@ -86,13 +86,13 @@ class RouteRecord {
 
 /** A lane's recent outcomes by route: at most `maxRoutes` routes × 12 outcomes. */
 export class RouteOutcomes {
-  readonly maxRoutes: number
+  readonly #maxRoutes: number
   readonly #routes = new Map<string, RouteRecord>()
   #seq = 0
   #lastThrottledSeq = 0
 
   constructor(maxRoutes = 16) {
-    this.maxRoutes = Math.max(2, Math.floor(maxRoutes))
+    this.#maxRoutes = Math.max(2, Math.floor(maxRoutes))
   }
 
   get size(): number {
@@ -102,7 +102,7 @@ export class RouteOutcomes {
   record(route: string, throttled: boolean): void {
     let record = this.#routes.get(route)
     if (record === undefined) {
-      if (this.#routes.size >= this.maxRoutes) this.#evictStalest()
+      if (this.#routes.size >= this.#maxRoutes) this.#evictStalest()
       record = new RouteRecord()
       this.#routes.set(route, record)
     }

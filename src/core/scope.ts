@@ -33,11 +33,11 @@ export function routeKey(method: string, origin: string, pathname: string): stri
 
 /** Remembers route → policy (least recently learned dropped first beyond `maxRoutes`). */
 export class RouteScopes {
-  readonly maxRoutes: number
+  readonly #maxRoutes: number
   readonly #policies = new Map<string, string>()
 
   constructor(maxRoutes = 1_000) {
-    this.maxRoutes = Math.max(1, Math.floor(maxRoutes))
+    this.#maxRoutes = Math.max(1, Math.floor(maxRoutes))
   }
 
   get size(): number {
@@ -58,7 +58,7 @@ export class RouteScopes {
     if (this.#policies.get(key) === policy) return
     this.#policies.delete(key)
     this.#policies.set(key, policy)
-    if (this.#policies.size > this.maxRoutes) {
+    if (this.#policies.size > this.#maxRoutes) {
       const oldest = this.#policies.keys().next().value as string
       this.#policies.delete(oldest)
     }
