@@ -9,7 +9,8 @@
 // no control: `compose` wraps `request`'s handler and the Agent unwraps it again,
 // parsing the headers, which costs real CPU; see docs/node.md.)
 //  - throughput at 64 concurrent requests on loopback, >= 5 rounds (25 by default, more while
-//    the A/A control's median is not yet resolved to ±1%, up to --max-runs); in each round the
+//    the A/A control's median is not yet resolved to ±1% or reads beyond 1 ± 0.02, up to
+//    --max-runs); in each round the
 //    dispatchers take turns in 250 ms slices (so load from other processes hits all
 //    of them alike), `seconds` each in total, the turn order reversed every pass;
 //    `throughputRatio` is the median, over pass pairs (a forward pass and the reversed
@@ -36,6 +37,8 @@ import { pinClientAndServer } from './pin-cpus.js'
 const CONCURRENCY = 64
 /** Length of one slice of a round (see round()). */
 const SLICE_SECONDS = 0.25
+/** How far the A/A control may read from 1 (issue 16's line for this bench). */
+const CONTROL_TOLERANCE = 0.02
 
 function serve(): void {
   const body = JSON.stringify({ ok: true })
@@ -185,6 +188,17 @@ function controlResolved(control: number[], plain: number[]): boolean {
   return (1.25 * sigma) / Math.sqrt(ratios.length) <= 0.01
 }
 
+/**
+ * Whether the rounds so far can be trusted: the control resolved (above) and reading its known
+ * truth, 1 ± 0.02. Two identical Agents that read 1.034 "resolved" (a run whose first rounds the
+ * host slowed for every dispatcher alike, 7 December 2026) say the run has not yet averaged out
+ * the host's disturbance, so the bench goes on (up to --max-runs) rather than report it.
+ */
+function controlSettled(control: number[], plain: number[]): boolean {
+  const ratio = median(control.map((rate, i) => rate / plain[i]!))
+  return controlResolved(control, plain) && Math.abs(ratio - 1) <= CONTROL_TOLERANCE
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -234,7 +248,7 @@ async function main(): Promise<void> {
     for (const subject of subjects) await slice(server.url, subject.dispatcher, warmSeconds)
     // Interleaved rounds, rotating who goes first, so drift (load, GC) hits all alike.
     let runs = 0
-    while (runs < minRuns || (runs < maxRuns && !controlResolved(control.pairs, plain.pairs))) {
+    while (runs < minRuns || (runs < maxRuns && !controlSettled(control.pairs, plain.pairs))) {
       await runRound(server.url, subjects, seconds, runs % subjects.length)
       runs++
     }
@@ -269,7 +283,7 @@ async function main(): Promise<void> {
     }
     console.log(`\nthroughput ratio (politeAgent / plain, median of pass-pair ratios): ${throughputRatio.toFixed(3)} (target >= 0.95)`)
     console.log(`  ${paired(polite, plain).length} pass pairs, quartiles ${quartiles(paired(polite, plain))}; ratio of medians: ${ratioOfMedians.toFixed(3)}`)
-    console.log(`control: a second plain Agent / plain ${controlRatio.toFixed(3)} (the bench's own bias; must read 1 ± 0.02); ${controlResolved(control.pairs, plain.pairs) ? 'resolved to ±1%' : `NOT resolved to ±1% in ${runs} rounds (--max-runs)`}`)
+    console.log(`control: a second plain Agent / plain ${controlRatio.toFixed(3)} (the bench's own bias; must read 1 ± ${CONTROL_TOLERANCE}); ${controlResolved(control.pairs, plain.pairs) ? 'resolved to ±1%' : `NOT resolved to ±1% in ${runs} rounds (--max-runs)`}${controlSettled(control.pairs, plain.pairs) ? '' : `; NOT within 1 ± ${CONTROL_TOLERANCE} in ${runs} rounds: the host disturbed this run, read its ratios with care`}`)
     console.log(`  quartiles ${quartiles(paired(control, plain))}; client CPU per request, plain / control: ${(cpu(plain) / cpu(control)).toFixed(3)}`)
     console.log(`context: politeInterceptor / plain ${median(paired(composed, plain)).toFixed(3)}, naive pass-through / plain ${median(paired(noop, plain)).toFixed(3)}`)
     console.log(`client CPU per request: politeAgent ${cpu(polite).toFixed(1)} µs vs plain ${cpu(plain).toFixed(1)} µs (+${(cpu(polite) - cpu(plain)).toFixed(1)})`)
@@ -287,6 +301,8 @@ async function main(): Promise<void> {
       controlRatio: Number(controlRatio.toFixed(4)),
       /** Whether the rounds run resolved the control's median to ±1% (else --max-runs stopped them). */
       controlResolved: controlResolved(control.pairs, plain.pairs),
+      /** Whether the control also read 1 ± 0.02 (else --max-runs stopped the rounds). */
+      controlSettled: controlSettled(control.pairs, plain.pairs),
       controlAddedP50Micros: Number((median(control.latencies) - median(plain.latencies)).toFixed(1)),
       controlCpuRatio: Number((cpu(plain) / cpu(control)).toFixed(4)),
       cpuRatio: Number((cpu(plain) / cpu(polite)).toFixed(4)),
