@@ -36,17 +36,15 @@ import {
   type QuotaGuidance,
 } from './atb-quota.js'
 import { OutcomeLog, TimeRing } from './atb-rate.js'
-import { LaneTimeScale, parseTimeScale, type TimeScaleState } from './atb-time-scale.js'
+import { LaneTimeScale } from './atb-time-scale.js'
 import { LumpSpending } from './atb-lump.js'
 import { readsAsAnnounced } from './inferred-window.js'
-import { finiteIn, matchingState, pastTime } from './pacer-state.js'
+import { matchingState } from './pacer-state.js'
+import { LOG_ENTRIES, parseAtbState, SEND_LOG_ENTRIES, STATE_VERSION } from './atb-state.js'
 import type { ResolvedAtbOptions } from './atb-options.js'
 
 export const ATB_KIND = 'atb'
-const STATE_VERSION = 1
 const EPSILON = 1e-9
-const LOG_ENTRIES = 256
-const SEND_LOG_ENTRIES = 64
 /** Around a burst start the rate is searched by halving (as TCP halves its window on a loss). */
 const BURST_HALVING = 0.5
 /** The window of the quota the options were measured on (the paper's: 100 per 75 s). */
@@ -187,7 +185,7 @@ class AtbPacer implements AtbLanePacer {
     this.bucket = { rate: Infinity, tokens: o.burstUnits, refilledAt: init.now }
     this.createdAt = init.now
     const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
-    const restored = saved ? parseState(saved, o, init.now) : undefined
+    const restored = saved ? parseAtbState(saved, o, init.now) : undefined
     this.timeScale = new LaneTimeScale(o, restored?.timeScale)
     this.givenScale = o.quotaPerSecond === undefined ? undefined : MEASURED_QUOTA_PER_SECOND / o.quotaPerSecond
     if (restored) {
@@ -930,79 +928,4 @@ class AtbPacer implements AtbLanePacer {
   tokens(now: number): number {
     return this.congested() ? this.available(now) : Infinity
   }
-}
-
-interface Restored {
-  savedAt: number
-  congested: boolean
-  rate: number
-  shareEstimate: number
-  congestionRate: number
-  tokens: number
-  lastCongestionAt: number
-  congestedSince: number
-  createdAt: number
-  guidance: QuotaGuidance
-  log: Array<[number, number]>
-  sends: Array<[number, number]>
-  timeScale: TimeScaleState | undefined
-}
-
-/**
- * Validate a saved state. Anything written "in the future" (clock skew, another device)
- * or out of range means the state is not trusted at all: starting fresh costs at most a
- * 429, resuming from nonsense could stall the lane.
- */
-function parseState(state: PacerState, o: ResolvedAtbOptions, now: number): Restored | undefined {
-  const savedAt = pastTime(state.savedAt, now)
-  if (savedAt === undefined) return undefined
-  const createdAt = pastTime(state.createdAt, now)
-  if (createdAt === undefined || !Array.isArray(state.log)) return undefined
-  const log: Array<[number, number]> = []
-  let previous = -Infinity
-  for (const entry of state.log.slice(-LOG_ENTRIES)) {
-    const time = Array.isArray(entry) ? pastTime(entry[0], now) : undefined
-    if (time === undefined || time < previous) return undefined
-    previous = time
-    log.push([time, entry[1] === 1 ? 1 : 0])
-  }
-  const sends: Array<[number, number]> = []
-  previous = -Infinity
-  for (const entry of Array.isArray(state.sends) ? state.sends.slice(-SEND_LOG_ENTRIES) : []) {
-    const time = Array.isArray(entry) ? pastTime(entry[0], now) : undefined
-    const cost = Array.isArray(entry) ? finiteIn(entry[1], 0, Number.MAX_SAFE_INTEGER) : undefined
-    if (time === undefined || cost === undefined || time < previous) return undefined
-    previous = time
-    sends.push([time, cost])
-  }
-  const guidance = emptyGuidance()
-  // A gate may lie in the future by design, but never further than a server could plausibly ask.
-  const retryAt = finiteIn(state.retryAt, 0, savedAt + MAX_GUIDANCE_AHEAD_MS)
-  if (retryAt === undefined) return undefined
-  guidance.retryAt = retryAt
-  const remaining = finiteIn(state.remaining, 0, Number.MAX_SAFE_INTEGER)
-  const resetAt = finiteIn(state.resetAt, 0, savedAt + MAX_GUIDANCE_AHEAD_MS)
-  if (remaining !== undefined && resetAt !== undefined) {
-    guidance.remaining = remaining
-    guidance.resetAt = resetAt
-    guidance.hintAt = savedAt
-    guidance.sentSinceHint = finiteIn(state.sentSinceHint, 0, Number.MAX_SAFE_INTEGER) ?? 0
-  }
-  // Optional (older states lack it): without it the lane measures its time scale again.
-  const timeScale = parseTimeScale(state.timeScale)
-  const base = { savedAt, createdAt, guidance, log, sends, timeScale, lastCongestionAt: 0, congestedSince: 0 }
-  if (state.congested !== true) {
-    return { ...base, congested: false, rate: Infinity, shareEstimate: 0, congestionRate: 0, tokens: o.burstUnits }
-  }
-  const rate = finiteIn(state.rate, o.minRatePerSecond, o.maxRatePerSecond)
-  const lastCongestionAt = pastTime(state.lastCongestionAt, now)
-  const congestedSince = pastTime(state.congestedSince, now)
-  const shareEstimate = finiteIn(state.shareEstimate, 0, o.maxRatePerSecond)
-  // Debt is legitimate (a costly attempt), but never more than one burst's worth.
-  const tokens = finiteIn(state.tokens, -o.burstUnits, o.burstUnits)
-  if (rate === undefined || lastCongestionAt === undefined || congestedSince === undefined) return undefined
-  if (shareEstimate === undefined || tokens === undefined) return undefined
-  // Optional (older states lack it): without it the plateau centres on the share estimate.
-  const congestionRate = finiteIn(state.congestionRate, 0, o.maxRatePerSecond) ?? 0
-  return { ...base, congested: true, rate, shareEstimate, congestionRate, tokens, lastCongestionAt, congestedSince }
 }
