@@ -5,7 +5,7 @@
 // trying forever, so the store recovers by itself when Redis comes back.
 import { Redis } from 'ioredis'
 import type { RedisOptions } from 'ioredis'
-import { addFairShare, aggregatorIdleMs, backlogWeight, OVERFLOW_CLIENT_ID, resolveAggregatorOptions } from '../telemetry/aggregator.js'
+import { addFairShare, aggregatorIdleMs, backlogWeight, clientKeyOf, OVERFLOW_CLIENT_ID, resolveAggregatorOptions, sourceKeyOf } from '../telemetry/aggregator.js'
 import type { AggregatorOptions, RecordResult } from '../telemetry/aggregator.js'
 import { learnableQuotaPerSecond, PROTOCOL_VERSION } from '../telemetry/protocol.js'
 import type { TelemetryReply } from '../telemetry/protocol.js'
@@ -127,11 +127,14 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     report: (report, now, configured, origin) => call(async (): Promise<RecordResult> => {
       // A hint no reply could carry is not stored (see learnableQuotaPerSecond).
       const learned = report.quota && learnableQuotaPerSecond(report.quota)
+      // Keyed as the memory aggregator keys them: a trusted reporter is a source of its own, and
+      // an id is its source's (an id copied from another address is another client).
+      const source = sourceKeyOf(origin)
       const values = await client.politeReport(
         ...keys(origin.tenant, report.scope, origin.source), ...common(now),
-        report.scope, report.clientId, report.attempts, report.throttled, backlogWeight(o, report.backlog),
+        report.scope, clientKeyOf(source, report.clientId), report.attempts, report.throttled, backlogWeight(o, report.backlog),
         learned === undefined ? '' : String(learned), report.seq === undefined ? '' : report.seq,
-        origin.source, origin.trusted ? '1' : '0', OVERFLOW_CLIENT_ID,
+        source, origin.trusted ? '1' : '0', OVERFLOW_CLIENT_ID,
         o.maxAttemptsPerClientPerBucket, o.maxClientsPerScope, o.maxScopes, o.maxClients, o.maxScopesPerSource, o.maxClientsPerSource,
       )
       if (values[0] === 'refused') return { ok: false, reason: 'scope-limit', retryAfterMs: Number(values[1]) }

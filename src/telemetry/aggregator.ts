@@ -86,6 +86,30 @@ export interface Reporter {
   trusted?: boolean
 }
 
+/**
+ * The key of a reporter's source. A trusted and an untrusted reporter behind one address (a
+ * backend's NAT shared with an office that runs the page token; every caller of a web handler
+ * given no address) are two sources: as one, whichever came first set it trusted or not, so
+ * an untrusted address's ids counted unbounded in a trusted source (64 ids: 35 clients and 35
+ * 429 reports where the bound is 2), or a trusted fleet was capped as an untrusted address.
+ * Both stores key by this. No address contains NUL, so it cannot be forged.
+ */
+export function sourceKeyOf(from: Reporter): string {
+  return from.trusted === true ? `\u0000trusted:${from.source}` : from.source
+}
+
+/**
+ * The key of a client's entry: its id within its source, never the id alone. Client ids are
+ * free to invent and to copy: keyed by id, a report from any address that named another
+ * address's client landed on that client's entry, so it counted in that address's bounds (each
+ * copied id added 10,000 attempts and a 429 report beyond the copier's own bound), set that
+ * client's weight and quota hint, and with `seq` 2^53 - 1 muted that client's own reports.
+ * Both stores key by this.
+ */
+export function clientKeyOf(sourceKey: string, clientId: string): string {
+  return `${sourceKey}\u0000${clientId}`
+}
+
 export type RecordResult =
   | { ok: true; reply: TelemetryReply; duplicate: boolean }
   /** A new scope beyond `maxScopes` or `maxScopesPerSource`; one frees after `retryAfterMs`. */
@@ -360,7 +384,7 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     prune(now)
     const trusted = from ? from.trusted === true : true
     // Without a source (in process) each client is its own source.
-    const sourceKey = from ? from.source : input.clientId
+    const sourceKey = from ? sourceKeyOf(from) : input.clientId
     let state = scopes.get(input.scope)
     const claims = trusted ? undefined : claimsOf(sourceKey, now)
     if (claims && !claims.has(input.scope) && claims.size >= o.maxScopesPerSource) return refuse(now, claims.oldestValue()!)
@@ -372,7 +396,7 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
 
     const activeIndex = Math.floor(now / o.activeBucketMs)
     sweep(state, activeIndex)
-    let id = input.clientId
+    let id = from ? clientKeyOf(sourceKey, input.clientId) : input.clientId
     let entry = state.clients.get(id)
     // A sequence number already counted: a retry of a report that was recorded (e.g. the store
     // answered late and the client saw a 503). Nothing changes; the reply is the aggregate.

@@ -87,15 +87,21 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
       for (let i = 0; i < 600; i++) {
         const now = start + i * 150 // 90 s: buckets turn, clients expire, sources leave
         const tenant = random() < 0.8 ? 'a' : 'b'
+        // An id is its source's (the same id from another address, or trusted from the same one, is
+        // another client): most ids report from one address, so resent sequence numbers meet their entry.
+        const roaming = random() < 0.2
         const source = `192.0.2.${Math.floor(random() * 9)}`
+        const id = Math.floor(random() * 30)
         const report: TelemetryReport = {
-          v: 1, scope: `s${Math.floor(random() * 6)}`, clientId: `id${Math.floor(random() * 30)}`,
+          v: 1, scope: `s${Math.floor(random() * 6)}`, clientId: `id${id}`,
           attempts: Math.floor(random() * 20_000), throttled: 0, backlog: Math.floor(random() * 40),
         }
         if (random() < 0.3) report.throttled = Math.min(report.attempts, 3)
-        if (random() < 0.4) report.seq = Math.floor(random() * 8)
+        if (random() < 0.6) report.seq = Math.floor(random() * 4)
         if (random() < 0.3) report.quota = { quota: [60, 80, 1e9, 1e-3][Math.floor(random() * 4)]!, windowMs: 60_000 }
-        const origin = { tenant, source, trusted: random() < 0.1 }
+        const trusted = random() < 0.1
+        // a roaming id may also report trusted from an address where it reported untrusted: two sources
+        const origin = roaming ? { tenant, source, trusted } : { tenant, source: `192.0.2.${id % 9}`, trusted: id % 10 === 0 }
         const configured = random() < 0.2 ? 2 : undefined
         const [fromRedis, fromMemory] = [await redisStore.report(report, now, configured, origin), await memory.report(report, now, configured, origin)]
         expect(fromRedis, `report ${i}`).toEqual(fromMemory)
@@ -107,6 +113,36 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
       }
       // the sequence went through every branch
       expect(Math.min(seen.counted, seen.duplicate, seen.refused)).toBeGreaterThan(10)
+    } finally {
+      await redisStore.close()
+    }
+  })
+
+  it('keys an id by its source, and a trusted reporter apart from an untrusted one on its address, as the memory store does', async () => {
+    const redisStore = createRedisStore({ url: redis.url, prefix: 'keyed:' })
+    for (let i = 0; i < 100 && redisStore.client.status !== 'ready'; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    const memory = createMemoryStore()
+    const now = Math.floor(Date.now() / 10_000) * 10_000
+    const both = async (report: TelemetryReport, source: string, trusted = false) => {
+      const origin = { tenant: 't', source, trusted }
+      const [fromRedis, fromMemory] = [await redisStore.report(report, now, 1, origin), await memory.report(report, now, 1, origin)]
+      expect(fromRedis).toEqual(fromMemory)
+      return fromMemory
+    }
+    const r = (clientId: string, extra: Partial<TelemetryReport> = {}): TelemetryReport => ({ v: 1, scope: 'keyed', clientId, attempts: 1, throttled: 0, ...extra })
+    try {
+      for (let i = 0; i < 5; i++) await both(r(`honest-${i}`, { seq: 1 }), `10.0.0.${i}`)
+      for (let i = 0; i < 30; i++) await both(r(`worker-${i}`), '203.0.113.9', true)
+      // one address copies every honest id (largest seq, counts and backlog) and joins the trusted fleet's address
+      for (let i = 0; i < 5; i++) await both(r(`honest-${i}`, { seq: Number.MAX_SAFE_INTEGER, attempts: 10_000, throttled: 10_000, backlog: 1e6 }), '192.0.2.66')
+      for (let i = 0; i < 64; i++) await both(r(`fake-${i}`, { attempts: 10_000, throttled: 10_000, backlog: 1e6 }), '203.0.113.9')
+      const resent = await both(r('honest-0', { seq: 2, throttled: 1 }), '10.0.0.0')
+      expect(resent).toMatchObject({ ok: true, duplicate: false })
+      const read = await redisStore.read('t', 'keyed', now, 1)
+      expect(read).toEqual(await memory.read('t', 'keyed', now, 1))
+      // 5 honest + 30 trusted + 2 for each untrusted address (twice the median address's 1)
+      expect(read.activeClients).toBe(39)
+      expect(read.throttledReports).toBe(2 + 2 + 1)
     } finally {
       await redisStore.close()
     }

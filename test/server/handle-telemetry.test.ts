@@ -1,9 +1,11 @@
+import { request } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/server/memory-store.js'
 import { StoreUnavailableError } from '../../src/server/telemetry-store.js'
 import type { TelemetryStore } from '../../src/server/telemetry-store.js'
 import type { TelemetryHandlerOptions } from '../../src/server/handle-telemetry.js'
 import { validateReply } from '../../src/telemetry/protocol.js'
+import { serve } from '../../src/server/serve.js'
 import { transports } from './transports.js'
 import type { Endpoint } from './transports.js'
 
@@ -286,3 +288,52 @@ for (const transport of transports) {
     })
   })
 }
+
+/** POST a report over real HTTP from a chosen loopback address (the server keys every per-source bound on it). */
+function postFrom(url: string, localAddress: string, token: string, body: object): Promise<{ status: number; json: any }> {
+  const text = JSON.stringify({ v: 1, scope: 'api', attempts: 1, throttled: 0, ...body })
+  return new Promise((resolve, reject) => {
+    const { port } = new URL(url)
+    const req = request({
+      host: '127.0.0.1', port, localAddress, path: '/v1/report', method: 'POST', agent: false,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(text) },
+    }, (res) => {
+      let data = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (data += chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(data) }))
+    })
+    req.on('error', reject)
+    req.end(text)
+  })
+}
+
+describe('reports claiming to be other reporters (real HTTP, one loopback address each)', () => {
+  let server: Awaited<ReturnType<typeof serve>> | undefined
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+
+  it('counts a copied client id as the copier\'s own client: it can neither mute nor outvote the honest one', async () => {
+    let clock = T0
+    server = await serve({
+      port: 0,
+      options: { auth: { tokens: { 'page-token': { tenant: 'shop', scopes: ['api'] } } }, quotas: { api: { perMinute: 60 } }, now: () => clock },
+    })
+    const url = server.url
+    for (let i = 1; i <= 5; i++) expect((await postFrom(url, `127.0.1.${i}`, 'page-token', { clientId: `honest-${i}`, seq: 1 })).status).toBe(200)
+    // From one more address, a report naming each honest id with the largest seq and counts.
+    for (let i = 1; i <= 5; i++) {
+      const copied = await postFrom(url, '127.0.2.1', 'page-token', { clientId: `honest-${i}`, seq: Number.MAX_SAFE_INTEGER, attempts: 1_000_000, throttled: 1_000_000, backlog: 1_000_000 })
+      expect(copied.status).toBe(200)
+    }
+    clock += 2_000
+    // The honest clients' next reports count (before the fix: all five answered as duplicates and dropped).
+    let last
+    for (let i = 1; i <= 5; i++) last = await postFrom(url, `127.0.1.${i}`, 'page-token', { clientId: `honest-${i}`, seq: 2, attempts: 1, throttled: 1 })
+    // The copier counts for twice the median address (2 clients), not for five others' (before: 50,010 attempts).
+    expect(last!.json).toMatchObject({ activeClients: 7, throttledReports: 2 + 5, totalAttempts: 10 + 2 * 10_000 })
+    expect(last!.json.fairSharePerSecond).toBeCloseTo(1 / 7)
+  })
+})

@@ -82,6 +82,45 @@ describe('aggregator bounds per source', () => {
     expect(agg.read('s', T0 + 2_100).totalAttempts).toBe(17)
   })
 
+  it('keeps an id to its own address: a copied id is the copier\'s client, bounded as the copier is', () => {
+    const agg = createAggregator()
+    for (let i = 0; i < 5; i++) agg.record(r(`honest-${i}`, { seq: 1, quota: { quota: 80, windowMs: 60_000 } }), T0, undefined, at(`10.0.0.${i}`))
+    const before = agg.read('s', T0, QUOTA)
+    expect(before).toMatchObject({ activeClients: 5, totalAttempts: 5, throttledReports: 0 })
+    expect(before.quotaPerSecond).toBeCloseTo(QUOTA)
+    // One address names every honest client: the largest seq, counts, backlog and a poisoned quota hint.
+    for (let i = 0; i < 5; i++) {
+      agg.record(r(`honest-${i}`, { seq: Number.MAX_SAFE_INTEGER, attempts: 10_000, throttled: 10_000, backlog: 1e6, quota: { quota: 1e9, windowMs: 1000 } }), T0 + 1, undefined, at('192.0.2.66'))
+    }
+    // Before: 50,005 attempts, 5 429 reports, the honest entries' weight 16 and their hints 1e9/s.
+    const after = agg.read('s', T0 + 1, QUOTA)
+    expect(after).toMatchObject({ activeClients: 7, totalAttempts: 5 + 2 * 10_000, throttledReports: 2 }) // an address counts for 2
+    expect(after.fairSharePerSecond).toBeCloseTo(QUOTA / 7)
+    expect(agg.read('s', T0 + 1).quotaPerSecond).toBeCloseTo(QUOTA) // five honest hints against one
+    // ...and the honest clients' own reports still count (before: every one a duplicate of seq 2^53 - 1).
+    for (let i = 0; i < 5; i++) {
+      expect(agg.record(r(`honest-${i}`, { seq: 2, throttled: 1 }), T0 + 2_000, undefined, at(`10.0.0.${i}`))).toMatchObject({ ok: true, duplicate: false })
+    }
+    expect(agg.read('s', T0 + 2_000).throttledReports).toBe(2 + 5)
+  })
+
+  it('counts a trusted reporter and an untrusted one behind the same address as two sources', () => {
+    // The trusted fleet first: an untrusted address joining it still counts for twice the median address.
+    const agg = createAggregator()
+    for (let i = 0; i < 5; i++) agg.report(r(`home-${i}`), T0, 1, at(`10.0.0.${i}`))
+    for (let i = 0; i < 30; i++) agg.report(r(`worker-${i}`), T0, 1, { source: '203.0.113.9', trusted: true })
+    for (let i = 0; i < 64; i++) agg.report(r(`fake-${i}`, { attempts: 10_000, throttled: 10_000, backlog: 1e6 }), T0, 1, at('203.0.113.9'))
+    // Before: 70 clients, 35 429 reports (the fake ids counted in the trusted source).
+    expect(agg.read('s', T0, 1)).toMatchObject({ activeClients: 37, throttledReports: 2 })
+    expect(agg.report(r('home-0'), T0, 1, at('10.0.0.0')).fairSharePerSecond).toBeCloseTo(1 / 37)
+    // An untrusted reporter first: the trusted fleet behind the same address is still not bounded (before: 7).
+    const other = createAggregator()
+    for (let i = 0; i < 5; i++) other.report(r(`home-${i}`), T0, 1, at(`10.0.0.${i}`))
+    other.report(r('office-browser'), T0, 1, at('203.0.113.9'))
+    for (let i = 0; i < 30; i++) other.report(r(`worker-${i}`), T0, 1, { source: '203.0.113.9', trusted: true })
+    expect(other.read('s', T0, 1).activeClients).toBe(36)
+  })
+
   it('caps the scopes one address may touch, without touching other addresses\' scopes', () => {
     const agg = createAggregator({ maxScopesPerSource: 5 })
     agg.report(r('honest', { scope: 'theirs', attempts: 3 }), T0, undefined, at('10.0.0.1'))
