@@ -286,6 +286,172 @@ for (const transport of transports) {
       const reply = await e.send('POST', '/v1/report', { headers: { 'content-type': 'application/json' }, body: report({ scope: 'anything' }) })
       expect(reply.status).toBe(200)
     })
+
+    // Hostile input: each is refused with a 4xx, pollutes nothing, and a well-formed report is served after it.
+    const valid = '{"v":1,"scope":"api","clientId":"c1","attempts":1,"throttled":0}'
+    const withField = (field: string) => `{"v":1,"scope":"api","clientId":"c1","attempts":1,"throttled":0,${field}}`
+    const servesAfter = async (e: Endpoint) => {
+      const after = await e.send('POST', '/v1/report', { headers: json, body: report({ clientId: 'after' }) })
+      expect(after.status).toBe(200)
+      expect(validateReply(after.json()).ok).toBe(true)
+    }
+    it.each([
+      ['__proto__ at the top', withField('"__proto__":{"polluted":true}')],
+      ['constructor.prototype', withField('"constructor":{"prototype":{"polluted":true}}')],
+      ['prototype', withField('"prototype":{"polluted":true}')],
+      ['__proto__ in the quota', '{"v":1,"scope":"api","clientId":"c1","attempts":1,"throttled":0,"quota":{"quota":1,"windowMs":1000,"__proto__":{"polluted":true}}}'],
+      ['"NaN" as a string', withField('"backlog":"NaN"').replace('"attempts":1', '"attempts":"NaN"')],
+      ['"Infinity" as a string', valid.replace('"attempts":1', '"attempts":"Infinity"')],
+      ['a number as a string', valid.replace('"attempts":1', '"attempts":"1"')],
+      ['NaN as a bare token', valid.replace('"attempts":1', '"attempts":NaN')],
+      ['1e400 (parses to Infinity)', valid.replace('"attempts":1', '"attempts":1e400')],
+      ['1e308', valid.replace('"attempts":1', '"attempts":1e308')],
+      ['-1', valid.replace('"attempts":1', '"attempts":-1')],
+      ['a fraction', valid.replace('"attempts":1', '"attempts":1.5')],
+      ['more 429s than attempts', valid.replace('"throttled":0', '"throttled":2')],
+      ['backlog 1e308', withField('"backlog":1e308')],
+      ['seq -1', withField('"seq":-1')],
+      ['seq 2^53', withField('"seq":9007199254740992')],
+      ['a quota of NaN', withField('"quota":{"quota":"NaN","windowMs":1000}')],
+      ['a negative quota', withField('"quota":{"quota":-1,"windowMs":1000}')],
+      ['a quota window of 1e400', withField('"quota":{"quota":1,"windowMs":1e400}')],
+      ['a quota that is an array', withField('"quota":[1,1000]')],
+      ['a null quota', withField('"quota":null')],
+      ['v 2', valid.replace('"v":1', '"v":2')],
+      ['v "1"', valid.replace('"v":1', '"v":"1"')],
+      ['a top-level array', `[${valid}]`],
+      ['a top-level null', 'null'],
+      ['a top-level string', JSON.stringify(valid)],
+      ['2,000 nested arrays', `${'['.repeat(2000)}${']'.repeat(2000)}`],
+      ['nesting inside a field', withField(`"quota":{"quota":${'['.repeat(1000)}1${']'.repeat(1000)},"windowMs":1000}`)],
+      ['a scope with a space', valid.replace('"scope":"api"', '"scope":"a b"')],
+      ['a scope with a control character', valid.replace('"scope":"api"', '"scope":"a\\u0000b"')],
+      ['a 257-character scope', valid.replace('"scope":"api"', `"scope":"${'s'.repeat(257)}"`)],
+      ['a 129-character client id', valid.replace('"clientId":"c1"', `"clientId":"${'c'.repeat(129)}"`)],
+      ['a non-ASCII client id', valid.replace('"clientId":"c1"', '"clientId":"c\u00e9"')],
+      ['trailing garbage', `${valid}x`],
+      ['two objects', `${valid}${valid}`],
+    ])('refuses %s with 400 invalid_report and keeps serving', async (_name, body) => {
+      const e = await open()
+      const reply = await e.send('POST', '/v1/report', { headers: json, body })
+      expect(reply.status).toBe(400)
+      expect(reply.json().error).toBe('invalid_report')
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+      expect(Object.prototype).not.toHaveProperty('polluted')
+      await servesAfter(e)
+    })
+
+    it('refuses 500,000 nested arrays under a raised body limit with 400, and keeps serving', async () => {
+      const e = await open({ maxBodyBytes: 1 << 20 })
+      const reply = await e.send('POST', '/v1/report', { headers: json, body: `${'['.repeat(500_000)}${']'.repeat(500_000)}` })
+      expect(reply.status).toBe(400)
+      await servesAfter(e)
+    })
+
+    it.each([
+      ['none', undefined],
+      ['text/plain', 'text/plain'],
+      ['text/json', 'text/json'],
+      ['application/json-patch+json', 'application/json-patch+json'],
+      ['application/jsonx', 'application/jsonx'],
+      ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
+      ['multipart/form-data', 'multipart/form-data; boundary=x'],
+    ])('refuses content type %s with 415 and keeps serving', async (_name, type) => {
+      const e = await open()
+      const headers: Record<string, string> = { authorization: json.authorization }
+      if (type !== undefined) headers['content-type'] = type
+      // A string body without a type of its own would be sent as text/plain: send bytes.
+      const reply = await e.send('POST', '/v1/report', { headers, body: new TextEncoder().encode(report()) })
+      expect(reply.status).toBe(415)
+      expect(reply.json().error).toBe('unsupported_media_type')
+      await servesAfter(e)
+    })
+
+    it('takes application/json in any case and with parameters', async () => {
+      const e = await open()
+      for (const type of ['Application/JSON', 'application/json; charset=utf-8', 'application/json;charset=UTF-8']) {
+        expect((await e.send('POST', '/v1/report', { headers: { ...json, 'content-type': type }, body: report() })).status, type).toBe(200)
+      }
+    })
+
+    it.each([
+      ['PUT', '/v1/report', 405],
+      ['DELETE', '/v1/report', 405],
+      ['PATCH', '/v1/report', 405],
+      ['POST', '/v1/aggregate?scope=api', 405],
+      ['DELETE', '/v1/aggregate?scope=api', 405],
+      ['POST', '/healthz', 405],
+      ['POST', '/metrics', 405],
+      ['POST', '/v1/fleet', 405],
+      ['PUT', '/', 405],
+      ['POST', '/v1/report/', 404],
+      ['POST', '/V1/REPORT', 404],
+      ['POST', '/v1/report%00', 404],
+      ['POST', '/v1/reports', 404],
+      ['GET', '/v2/report', 404],
+      ['GET', '/.env', 404],
+      ['GET', '/__proto__', 404],
+    ])('answers %s %s with %i and keeps serving', async (method, path, status) => {
+      const e = await open()
+      const body = method === 'GET' || method === 'HEAD' ? undefined : report()
+      const reply = await e.send(method, path, { headers: json, body })
+      expect(reply.status).toBe(status)
+      expect(reply.json().error).toBe(status === 405 ? 'method_not_allowed' : 'not_found')
+      await servesAfter(e)
+    })
+
+    it('keeps scopes and client ids named like Object.prototype members apart, as plain names', async () => {
+      const e = await open({ auth: false })
+      const open_ = { 'content-type': 'application/json' }
+      for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+        const reply = await e.send('POST', '/v1/report', { headers: open_, body: report({ scope: name, clientId: name, attempts: 3 }) })
+        expect(reply.status).toBe(200)
+        expect(reply.json()).toMatchObject({ scope: name, activeClients: 1, totalAttempts: 3 })
+      }
+      const read = await e.send('GET', '/v1/aggregate?scope=__proto__')
+      expect(read.json()).toMatchObject({ scope: '__proto__', totalAttempts: 3 })
+      expect((await e.send('GET', '/v1/aggregate?scope=api&tenant=__proto__')).json()).toMatchObject({ totalAttempts: 0 })
+      expect(Object.prototype).not.toHaveProperty('polluted')
+      await servesAfter(e)
+    })
+
+    it('refuses a bearer token named like an Object.prototype member', async () => {
+      const e = await open()
+      for (const token of ['__proto__', 'constructor', 'toString']) {
+        expect((await e.send('POST', '/v1/report', { headers: { ...json, authorization: `Bearer ${token}` }, body: report() })).status, token).toBe(401)
+      }
+    })
+
+    it('bounds what one address can make an open endpoint hold: scopes refused, ids overflowed, a flood of 429s counted once per bucket', async () => {
+      const e = await open({ auth: false, rateLimit: false, quotas: {}, store: createMemoryStore({ maxScopesPerSource: 20, maxClientsPerSource: 8 }) })
+      const open_ = { 'content-type': 'application/json' }
+      const statuses = new Map<number, number>()
+      for (let i = 0; i < 100; i++) {
+        const reply = await e.send('POST', '/v1/report', { headers: open_, body: report({ scope: `lane-${i}` }) })
+        statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1)
+        if (reply.status === 429) {
+          expect(reply.json().error).toBe('scope_limit')
+          expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+        }
+      }
+      expect(Object.fromEntries(statuses)).toEqual({ 200: 20, 429: 80 })
+      let last
+      for (let i = 0; i < 200; i++) {
+        last = await e.send('POST', '/v1/report', { headers: open_, body: report({ scope: 'lane-0', clientId: `id-${i}`, attempts: 1_000_000, throttled: 1_000_000, backlog: 1_000_000 }) })
+        expect(last.status).toBe(200)
+      }
+      // 8 ids tracked (c1, id-0..6), the rest share one overflow entry, each at most 10,000 attempts and one
+      // 429 report per bucket (one address is its own median here, so no other address's bound applies)
+      expect(last!.json()).toMatchObject({ activeClients: 9, throttledReports: 9, totalAttempts: 5 + 7 * 10_000 + 10_000 })
+      const metrics = (await e.send('GET', '/metrics')).text
+      expect(metrics).toContain('polite_telemetry_scopes 20')
+      expect(metrics).toContain('polite_telemetry_tracked_clients 27') // 20 scopes' first ids, then 7 more on lane-0
+      // A new scope is refused until one goes idle (70 s without a report) and frees its place.
+      expect((await e.send('POST', '/v1/report', { headers: open_, body: report() })).status).toBe(429)
+      clock += 70_000
+      expect((await e.send('POST', '/v1/report', { headers: open_, body: report() })).status).toBe(200)
+      expect((await e.send('GET', '/metrics')).text).toContain('polite_telemetry_scopes 1')
+    })
   })
 }
 

@@ -35,6 +35,67 @@ describe('serve()', () => {
   }
 })
 
+describe('serve() against malformed HTTP', () => {
+  let server: RunningServer | undefined
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+  const valid = JSON.stringify({ v: 1, scope: 'api', clientId: 'after', attempts: 1, throttled: 0 })
+  const validPost = `POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${valid.length}\r\nConnection: close\r\n\r\n${valid}`
+
+  for (const fastPath of [true, false]) {
+    it.each([
+      ['a Content-Length of 10^11 with one byte sent', 'POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{', '413'],
+      ['a Content-Length that is not a number', 'POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n', '400'],
+      ['both Content-Length and chunked', 'POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', '400'],
+      ['a chunk size that is not hex', 'POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n', '400'],
+      ['a request line of garbage', 'GARBAGE\r\n\r\n', '400'],
+      ['an absolute-form target', 'GET http://evil.example/v1/fleet HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', '404'],
+      ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', '204'],
+      ['an Upgrade request', 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n', '200'],
+      ['CONNECT', 'CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n', ''],
+    ])(`answers %s (or closes), and keeps serving (fastPath ${fastPath})`, async (_name, request, status) => {
+      server = await serve({ port: 0, fastPath, options: { rateLimit: false } })
+      const reply = await exchangeOpen(server.port, request)
+      if (status) expect(reply.slice(0, 12)).toBe(`HTTP/1.1 ${status}`)
+      else expect(reply).toBe('') // no handler for CONNECT: node closes the socket
+      const after = await exchange(server.port, validPost)
+      expect(after.slice(0, 12)).toBe('HTTP/1.1 200')
+    })
+
+    it(`answers a report refused before its body was read, then closes that connection; a new one is served (fastPath ${fastPath})`, async () => {
+      server = await serve({ port: 0, fastPath, options: { rateLimit: false } })
+      // node closes a connection whose request body was not read when the response ends, rather than
+      // read on: the pipelined report after it is not answered there, and nothing is left hanging.
+      const refused = `POST /v1/report HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 3000\r\n\r\n${'x'.repeat(3000)}`
+      const replies = await exchange(server.port, `${refused}${validPost}`)
+      expect([...replies.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((match) => match[1])).toEqual(['415'])
+      expect((await exchange(server.port, validPost)).slice(0, 12)).toBe('HTTP/1.1 200')
+    })
+  }
+})
+
+/** Send `request` and resolve what came back once the server closed or went quiet (bounded: 2 s). */
+function exchangeOpen(port: number, request: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' })
+    let text = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk: string) => {
+      text += chunk
+      // one complete response is enough: the server may keep the connection for the next
+      const head = text.indexOf('\r\n\r\n')
+      const length = /content-length: (\d+)/i.exec(text)
+      if (head >= 0 && (!length || text.length >= head + 4 + Number(length[1]))) socket.destroy()
+    })
+    socket.on('error', () => {})
+    socket.on('close', () => resolve(text))
+    socket.setTimeout(2_000, () => socket.destroy())
+    socket.write(request)
+  })
+}
+
 /** Open a raw connection (from `localAddress`) and resolve how long the server kept it open, in ms. */
 function heldFor(port: number, drip: (socket: Socket) => void, localAddress = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
