@@ -481,6 +481,29 @@ describe('reports claiming to be other reporters (real HTTP, one loopback addres
     server = undefined
   })
 
+  it('holds a flood from one reporter to one client\'s worth of the aggregate', async () => {
+    server = await serve({
+      port: 0,
+      options: { auth: { tokens: { 'page-token': { tenant: 'shop', scopes: ['api'] } } }, quotas: { api: { perMinute: 60 } }, now: () => T0 },
+    })
+    const url = server.url
+    for (let i = 1; i <= 20; i++) expect((await postFrom(url, `127.0.1.${i}`, 'page-token', { clientId: `honest-${i}` })).status).toBe(200)
+    const before = (await postFrom(url, '127.0.1.1', 'page-token', { clientId: 'honest-1', attempts: 0 })).json
+    expect(before).toMatchObject({ activeClients: 20, totalAttempts: 20, throttledReports: 0 })
+    const statuses = new Map<number, number>()
+    for (let i = 0; i < 100; i++) {
+      const flood = await postFrom(url, '127.0.2.1', 'page-token', { clientId: 'loud', attempts: 1_000_000, throttled: 1_000_000, backlog: 1_000_000 })
+      statuses.set(flood.status, (statuses.get(flood.status) ?? 0) + 1)
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 10, 429: 90 }) // one id: 2/s, a burst of 10
+    const after = (await postFrom(url, '127.0.1.1', 'page-token', { clientId: 'honest-1', attempts: 0 })).json
+    // One client more, its 10 reports clamped to 10,000 attempts and one 429 report per bucket, its
+    // backlog's weight capped at twice the median address's (1): the honest share moves 20/22.
+    expect(after).toMatchObject({ activeClients: 21, totalAttempts: 20 + 10_000, throttledReports: 1 })
+    expect(after.fairSharePerSecond).toBeCloseTo(1 / 22)
+    expect(before.fairSharePerSecond / after.fairSharePerSecond).toBeCloseTo(22 / 20)
+  })
+
   it('counts a copied client id as the copier\'s own client: it can neither mute nor outvote the honest one', async () => {
     let clock = T0
     server = await serve({
