@@ -415,6 +415,21 @@ for (const transport of transports) {
       await servesAfter(e)
     })
 
+    it('keeps a tenant\'s scope untouched while another tenant floods the same scope name', async () => {
+      const e = await open({ rateLimit: false })
+      expect((await e.send('POST', '/v1/report', { headers: json, body: report({ attempts: 4, throttled: 0, backlog: 2 }) })).status).toBe(200)
+      const before = (await e.send('GET', '/v1/aggregate?scope=api', { headers: json })).json()
+      const flood = { ...json, authorization: 'Bearer flood-token' }
+      for (let i = 0; i < 200; i++) {
+        const body = report({ clientId: `f-${i}`, attempts: 1_000_000, throttled: 1_000_000, backlog: 1_000_000, quota: { quota: 1e9, windowMs: 1 }, seq: Number.MAX_SAFE_INTEGER })
+        expect((await e.send('POST', '/v1/report', { headers: flood, body })).status).toBe(200)
+      }
+      expect((await e.send('GET', '/v1/aggregate?scope=api', { headers: json })).json()).toEqual(before)
+      expect(before).toMatchObject({ activeClients: 1, totalAttempts: 4, throttledReports: 0, fairSharePerSecond: 1 }) // an idle reader's share beside weight 2
+      // ...and the tenant's own client is still counted (the flood used its id on its scope name)
+      expect((await e.send('POST', '/v1/report', { headers: json, body: report({ seq: 1, attempts: 1, throttled: 1 }) })).json()).toMatchObject({ totalAttempts: 5, throttledReports: 1 })
+    })
+
     it('refuses a bearer token named like an Object.prototype member', async () => {
       const e = await open()
       for (const token of ['__proto__', 'constructor', 'toString']) {
