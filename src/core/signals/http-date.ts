@@ -62,8 +62,10 @@ function fullYear(twoDigitYear: number, nowMs: number): number {
  */
 export function build(year: number, month: number, day: number, hour: number, minute: number, second: number): number | undefined {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) return undefined
-  const midnight = Date.UTC(year, month - 1, day)
-  // Date.UTC rolls 31 Feb over into March; an impossible date is malformed.
+  // Not Date.UTC, which reads years 0–99 as 1900–1999: "31 Dec 0099" would be 1999-12-31, a
+  // wait of months to a clock in the 1900s for a moment nineteen centuries past.
+  const midnight = new Date(0).setUTCFullYear(year, month - 1, day)
+  // 31 Feb rolls over into March; an impossible date is malformed.
   if (new Date(midnight).getUTCDate() !== day) return undefined
   return midnight + (hour * 3600 + minute * 60 + second) * 1000
 }
