@@ -16,9 +16,14 @@ export function errorInit(call: Call<unknown>): PoliteFetchErrorOptions {
   return { request: call.job.label, signal: call.lastSignal, attempts: call.attempts }
 }
 
+/** What an error message names the call by: its request (method + URL) when known, else its lane. */
+function callName(call: Call<unknown>): string {
+  return call.job.label ?? call.lane.scope
+}
+
 export function deadlineError(call: Call<unknown>, retryAt: number | undefined, cause?: unknown): DeadlineError {
   const when = retryAt === undefined ? '' : ` (next possible attempt at ${new Date(retryAt).toISOString()})`
-  return new DeadlineError(`polite-fetch: deadline reached for ${call.job.label ?? call.lane.scope}${when}`, {
+  return new DeadlineError(`polite-fetch: deadline reached for ${callName(call)}${when}`, {
     ...errorInit(call),
     retryAt,
     cause,
@@ -44,10 +49,13 @@ export function giveUpError(
   const init = { ...errorInit(call), retryAt, cause }
   switch (reason) {
     case 'retry-budget':
-      return new RetryBudgetError(`polite-fetch: retry budget of ${call.retryBudget} used up`, init)
+      return new RetryBudgetError(
+        `polite-fetch: ${callName(call)}: retry budget of ${call.retryBudget} used up after ${call.attempts} attempt${call.attempts === 1 ? '' : 's'}`,
+        init,
+      )
     case 'retry-after-too-long': {
       const waitMs = Math.round((retryAt ?? now) - now)
-      const message = `polite-fetch: the server asked to wait ${waitMs} ms, more than maxRetryAfterMs (${maxRetryAfterMs})`
+      const message = `polite-fetch: ${callName(call)}: the server asked to wait ${waitMs} ms, more than maxRetryAfterMs (${maxRetryAfterMs})`
       return new RetryAfterTooLongError(message, init)
     }
     case 'deadline':
