@@ -6,12 +6,16 @@
 //   npx tsx examples/node-script/main.ts --items 250 --time-scale 40 --json   
 //   npx tsx examples/node-script/main.ts --workers 4           # 4 processes, one quota, ATB each
 //   npx tsx examples/node-script/main.ts --workers 4 --telemetry local   # …coordinated through AATB telemetry
-//   npx tsx examples/node-script/main.ts --state ./.polite-state.json   # a cron job resumes its rate
+//   npx tsx examples/node-script/main.ts --state ./.polite-state.json --port 8790   # a cron job resumes its rate
 //
 // Flags: --items N (2000), --concurrency N (16 per process), --time-scale S (60: the
 // local quota, 100 burst + 80/min, runs S times faster), --url URL (use a running
-// server instead), --mode both|polite|p-retry, --workers N, --telemetry URL|local,
-// --state FILE, --json (summary as one JSON line on stdout), --quiet (no progress).
+// server instead), --port N (the local quota server's port; default any free one),
+// --mode both|polite|p-retry, --workers N, --telemetry URL|local, --state FILE,
+// --json (summary as one JSON line on stdout), --quiet (no progress).
+//
+// The state file keeps one lane per quota scope, the API's origin: a run resumes the rate
+// of an earlier run only on the same origin, so with the local server give --port (or --url).
 import { fork } from 'node:child_process'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -29,6 +33,7 @@ interface Settings {
   concurrency: number
   timeScale: number
   url: string | undefined
+  port: number
   modes: Variant[]
   workers: number
   telemetryUrl: string | undefined
@@ -45,6 +50,7 @@ function readSettings(argv: string[]): Settings & { child: boolean; first: numbe
       concurrency: { type: 'string', default: '16' },
       'time-scale': { type: 'string', default: '60' },
       url: { type: 'string' },
+      port: { type: 'string', default: '0' },
       mode: { type: 'string', default: 'both' },
       workers: { type: 'string', default: '1' },
       telemetry: { type: 'string' },
@@ -67,6 +73,7 @@ function readSettings(argv: string[]): Settings & { child: boolean; first: numbe
     concurrency: Math.floor(count('concurrency', values.concurrency, 1)),
     timeScale: count('time-scale', values['time-scale'], 0.001),
     url: values.url,
+    port: Math.floor(count('port', values.port, 0)),
     modes: mode === 'both' ? ['polite', 'p-retry'] : [mode],
     workers: Math.floor(count('workers', values.workers, 1)),
     telemetryUrl: values.telemetry,
@@ -191,7 +198,11 @@ export async function runExample(argv: string[]): Promise<ExampleResult | undefi
     return undefined
   }
 
-  const local = settings.url ? undefined : await startQuotaServer({ feedback: 'status-only', timeScale: settings.timeScale })
+  if (settings.statePath && !settings.url && settings.port === 0) {
+    process.stderr.write('note: --state without --port or --url: the local quota server gets a new port, so a new ' +
+      'origin, each run, and the next run will not find this lane in the state file\n')
+  }
+  const local = settings.url ? undefined : await startQuotaServer({ feedback: 'status-only', timeScale: settings.timeScale, port: settings.port })
   const url = settings.url ?? local!.url
   // `--telemetry local`: a telemetry endpoint in this process for the workers to share.
   let telemetryServer: Awaited<ReturnType<typeof serve>> | undefined
