@@ -190,9 +190,14 @@ export class PacedDispatch
       }
     }
   }
-  /** For events and errors: method and URL, built only when asked for. */
+  /**
+   * For events and errors: method, origin and path, built only when asked for; never the
+   * query string (it may carry credentials), as the fetch shell's label.
+   */
   get label(): string {
-    return `${this.#opts.method} ${String(this.#opts.origin ?? '')}${this.#opts.path}`
+    const path = this.#opts.path
+    const query = path.indexOf('?')
+    return `${this.#opts.method} ${String(this.#opts.origin ?? '')}${query === -1 ? path : path.slice(0, query)}`
   }
   /** A failure without a response may have been processed: resend only what is safe to. */
   get retryErrors(): boolean {
