@@ -28,14 +28,21 @@ describe('atb() and aatb() options', () => {
   it('expose at most 12 options (aatb at most 6 of its own); an internal constant is not one of them', () => {
     expect(Object.keys(ATB_DEFAULTS).length).toBeLessThanOrEqual(12)
     expect(Object.keys(AATB_DEFAULTS).filter((name) => name !== 'atb').length).toBeLessThanOrEqual(6)
-    expect(() => atb({ windowMs: 30_000 } as object)).toThrow(/atb option `windowMs` must be one of/)
-    expect(() => atb({ lumpPlateauMs: 60_000 } as object)).toThrow(/atb option `lumpPlateauMs` must be one of/)
-    expect(() => aatb({ confirmWindowMs: 1_000 } as object)).toThrow(/aatb option `confirmWindowMs` must be one of/)
+    expect(() => atb({ windowMs: 30_000 } as object)).toThrow(/atb has no option `windowMs` \(its options: minSpanMs, /)
+    expect(() => atb({ lumpPlateauMs: 60_000 } as object)).toThrow(/atb has no option `lumpPlateauMs` \(/)
+    expect(() => aatb({ confirmWindowMs: 1_000 } as object)).toThrow(/aatb has no option `confirmWindowMs`/)
   })
 
   it('throw for an option they do not know (a misspelt one would be ignored)', () => {
     expect(() => atb({ windowMS: 1000 } as object)).toThrow(TypeError)
     expect(() => atb({ windowMS: 1000 } as object)).toThrow(/`windowMS`/)
     expect(() => aatb({ reportWindow: 1000 } as object)).toThrow(/`reportWindow`/)
+  })
+
+  it('name the option a typo was meant to be', () => {
+    expect(() => atb({ platauMs: 1000 } as object)).toThrow(/no option `platauMs`; did you mean `plateauMs`\?/)
+    expect(() => atb({ calmAfterMS: 1000 } as object)).toThrow(/did you mean `calmAfterMs`\?/)
+    expect(() => atb({ rateMragin: 2 } as object)).toThrow(/did you mean `rateMargin`\?/)
+    expect(() => atb({ burst: 2 } as object)).not.toThrow(/did you mean/)
   })
 })
