@@ -2,12 +2,12 @@
 // attempt counters, and how to settle it. The call object is its own abort listener
 // (`handleEvent`) and is passed as the argument of its timers, so the hot path
 // allocates no closures per request.
-import type { Signal } from '../core/types.js'
+import type { Pacer, Signal } from '../core/types.js'
 import type { Lane } from './lane.js'
 import type { AttemptOutcome, AttemptReport, Job, Settlement } from './limiter-types.js'
 
 /** What a failed attempt (no outcome) tells the pacer. Frozen: shared by every failure. */
-const ERROR_SIGNAL: Signal = Object.freeze({ kind: 'error', status: 0 }) as Signal
+export const ERROR_SIGNAL: Signal = Object.freeze({ kind: 'error', status: 0 }) as Signal
 
 /** An attempt that ended without an outcome (a transport error, a job that broke its contract). */
 export class AttemptFailure {
@@ -59,6 +59,8 @@ export class Call<T> implements AttemptReport<T> {
   timerIsDeadline = false
   controller: AbortController | undefined = undefined
   lastSignal: Signal | undefined = undefined
+  /** The pacer that counted the send of the attempt in flight (onSend), until it hears the attempt ended. */
+  sentWith: Pacer | undefined = undefined
   /**
    * The last 429/503 outcome of a call waiting for its retry, kept (body discarded) only when the
    * call gives up with `giveUp: 'response'`: a later give-up answers with it.

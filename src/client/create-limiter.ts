@@ -15,7 +15,7 @@
 import { sharedAbortController } from './shared-abort-controller.js'
 import { decideRetry, type GiveUpReason, type RetryDecision, settlesAtOnce } from '../core/retry-policy.js'
 import type { Pacer, Signal } from '../core/types.js'
-import { type AttemptEnd, AttemptFailure, Call, type CallOwner, fireCallTimer } from './call.js'
+import { type AttemptEnd, AttemptFailure, Call, type CallOwner, ERROR_SIGNAL, fireCallTimer } from './call.js'
 import { closedError, deadlineError, errorInit, giveUpError } from './call-errors.js'
 import { ClosedError, QueueFullError } from './errors.js'
 import type { Lane, ScopeStats } from './lane.js'
@@ -254,7 +254,9 @@ class Engine implements CallOwner, SplitHost {
     call.attempts++
     lane.inFlight++
     lane.attempts++
-    ;(lane.pacer as Pacer).onSend(now, call.cost)
+    const pacer = lane.pacer as Pacer
+    pacer.onSend(now, call.cost)
+    call.sentWith = pacer
     if (this.emitter.has('attempt')) {
       this.emitter.emit('attempt', {
         scope: lane.scope,
@@ -390,10 +392,12 @@ class Engine implements CallOwner, SplitHost {
         this.#learn(call, end, now)
         end.discard?.()
       }
+      this.#endSend(call, end, now)
     } else {
       this.#endAttemptTimer(call)
       call.lastSignal = end.signal
       this.#learn(call, end, now)
+      this.#endSend(call, end, now)
       if (end.failed !== true && (settlesAtOnce(end.signal) || end.neutral === true)) {
         this.#settle(call)
         call.resolve(end.value)
@@ -426,6 +430,21 @@ class Engine implements CallOwner, SplitHost {
   #learn(call: Call<unknown>, end: AttemptEnd, now: number): void {
     // A response someone upstream already paced (our service worker's mark) teaches this lane nothing.
     if (end.failed === true || end.neutral !== true) this.#feed(call, end.signal, now, end)
+  }
+
+  /**
+   * The pacer that counted the attempt's send hears that it ended, when learning did not tell it: a
+   * failure after the call settled (the caller aborted it), or an answer a route split fed to the
+   * pacer of the route's new lane. As an `error`, which teaches no pacer anything about the quota.
+   * Unbalanced, ATB counted the attempt in flight forever, and a lane spending a lump waits for its
+   * answers: delayMs stayed at 1 ms, the lane woke every millisecond and sent nothing again.
+   */
+  #endSend(call: Call<unknown>, end: AttemptEnd, now: number): void {
+    const pacer = call.sentWith
+    if (pacer === undefined) return
+    call.sentWith = undefined
+    // A response paced upstream (neutral) teaches no pacer anything, as before.
+    if (end.failed === true || end.neutral !== true) pacer.onResult(now, ERROR_SIGNAL)
   }
 
   /** A 429/503 or a failure: retry it, or stop and tell the caller why. */
@@ -513,6 +532,8 @@ class Engine implements CallOwner, SplitHost {
     // First: a split may move this call (and others of its route) to another lane, whose pacer then learns from it.
     if (wantsRouteNote(call.lane, signal)) noteRoute(this, call, call.lane, signal, now)
     const lane = call.lane
+    // The pacer that counted the send hears the answer here; if the call moved lanes, #endSend tells it.
+    if (call.sentWith === lane.pacer) call.sentWith = undefined
     if (feedLane(this, call, signal, now)) {
       lane.gateAnswer = end?.failed !== true && end?.gaveUp !== undefined ? end : undefined
       // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.

@@ -49,13 +49,14 @@ describe('route splits in the limiter', () => {
       { scope: 'o', splitScope: SPLIT_SCOPE, route: POST, policy: '~route:POST /products', throttled: 1, otherSuccesses: 0 },
     ])
     expect(learned).toEqual([`${POST} -> ~route:POST /products`])
-    // The 429 taught the route's lane, never the origin's.
-    expect(originPacer.results()).toEqual([])
+    // The 429 taught the route's lane, never the origin's: the origin's pacer, which counted p1's
+    // send, only hears that it ended (an `error`, which teaches no pacer about the quota).
+    expect(originPacer.results()).toEqual([{ kind: 'error', status: 0 }])
     for (const label of ['p2', 'p3', 'p4']) attemptOf(log, label).answer(throttled())
     for (const label of ['g1', 'g2', 'g3']) attemptOf(log, label).answer(ok)
     await flushPromises()
     expect(gets.every((g) => g.settled)).toBe(true)
-    expect(originPacer.results().map((r) => r.kind)).toEqual(['ok', 'ok', 'ok'])
+    expect(originPacer.results().map((r) => r.kind)).toEqual(['error', 'error', 'error', 'error', 'ok', 'ok', 'ok'])
     const stats = new Map(limiter.stats().map((s) => [s.scope, s]))
     expect(stats.get('o')).toMatchObject({ ratePerSecond: Infinity, queued: 0, inFlight: 0, throttled: 0 })
     expect(stats.get(SPLIT_SCOPE)).toMatchObject({ ratePerSecond: 10, throttled: 4 })
