@@ -165,7 +165,10 @@ function startTrial(
   const moves = (other: Call<unknown>): boolean => other.lane === lane && other.job.route === route
 
   // The deciding call's attempt has ended; unless already settled, it is about to be retried or finished.
-  if (call.state !== 'done' && moves(call)) moveTo(call, target)
+  // Not into a lane still restoring its pacer (from a store), as for the calls in flight below: its
+  // answer is fed next to the pacer of the lane it is in, and there was none (the call rejected
+  // with "Cannot read properties of undefined").
+  if (call.state !== 'done' && moves(call) && target.pacer !== undefined) moveTo(call, target)
   for (const queued of lane.queue.removeWhere(moves)) {
     moveTo(queued, target)
     target.queue.insert(queued)
