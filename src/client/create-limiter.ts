@@ -130,8 +130,9 @@ class Engine implements CallOwner, SplitHost {
     return (this.#lifetime ??= sharedAbortController())
   }
 
+  /** None once closed: close() wrote the lanes' state, and what a late answer teaches arms no timer. */
   get persistence(): LanePersistence | undefined {
-    return this.registry.persistence
+    return this.#closed ? undefined : this.registry.persistence
   }
 
   run<T>(job: Job<T>): Promise<T> {

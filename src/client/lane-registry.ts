@@ -62,7 +62,9 @@ export class LaneRegistry {
       lane.gateAnswer = parent.gateAnswer
     }
     this.lanes.set(scope, lane)
-    if (this.#sweepTimer === undefined) this.#sweepTimer = startTimer(this.#o.clock, this.#o.idleMs, sweepFired, this, true)
+    // Not once closed: an attempt abandoned in flight may still answer, and a route split it
+    // decides makes a lane, but a closed limiter starts no timers.
+    if (this.#sweepTimer === undefined && !this.#closed) this.#sweepTimer = startTimer(this.#o.clock, this.#o.idleMs, sweepFired, this, true)
     return lane
   }
 
@@ -94,6 +96,7 @@ export class LaneRegistry {
   }
 
   scheduleWake(lane: Lane, at: number, now: number): void {
+    if (this.#closed) return // nothing is pumped once closed
     if (lane.wakeTimer !== undefined) {
       if (lane.wakeAt === at) return
       cancelTimer(this.#o.clock, lane.wakeTimer)
