@@ -2,7 +2,7 @@
 // attempt counters, and how to settle it. The call object is its own abort listener
 // (`handleEvent`) and is passed as the argument of its timers, so the hot path
 // allocates no closures per request.
-import type { Pacer, Signal } from '../core/types.js'
+import type { Signal } from '../core/types.js'
 import type { Lane } from './lane.js'
 import type { AttemptOutcome, AttemptReport, Job, Settlement } from './limiter-types.js'
 
@@ -59,8 +59,8 @@ export class Call<T> implements AttemptReport<T> {
   timerIsDeadline = false
   controller: AbortController | undefined = undefined
   lastSignal: Signal | undefined = undefined
-  /** The pacer that counted the send of the attempt in flight (onSend), until it hears the attempt ended. */
-  sentWith: Pacer | undefined = undefined
+  /** The lane whose pacer counted the send of the attempt in flight (onSend), until that pacer hears the attempt ended. */
+  sentFrom: Lane | undefined = undefined
   /**
    * The last 429/503 outcome of a call waiting for its retry, kept (body discarded) only when the
    * call gives up with `giveUp: 'response'`: a later give-up answers with it.

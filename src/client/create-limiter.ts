@@ -257,7 +257,7 @@ class Engine implements CallOwner, SplitHost {
     lane.attempts++
     const pacer = lane.pacer as Pacer
     pacer.onSend(now, call.cost)
-    call.sentWith = pacer
+    call.sentFrom = lane
     if (this.emitter.has('attempt')) {
       this.emitter.emit('attempt', {
         scope: lane.scope,
@@ -441,11 +441,13 @@ class Engine implements CallOwner, SplitHost {
    * answers: delayMs stayed at 1 ms, the lane woke every millisecond and sent nothing again.
    */
   #endSend(call: Call<unknown>, end: AttemptEnd, now: number): void {
-    const pacer = call.sentWith
-    if (pacer === undefined) return
-    call.sentWith = undefined
+    const from = call.sentFrom
+    if (from === undefined) return
+    call.sentFrom = undefined
     // A response paced upstream (neutral) teaches no pacer anything, as before.
-    if (end.failed === true || end.neutral !== true) pacer.onResult(now, ERROR_SIGNAL)
+    if (end.failed === true || end.neutral !== true) from.pacer?.onResult(now, ERROR_SIGNAL)
+    // Its lane may have calls waiting for that answer (a lump is spent one attempt at a time).
+    if (from !== call.lane) this.#pump(from)
   }
 
   /** A 429/503 or a failure: retry it, or stop and tell the caller why. */
@@ -534,7 +536,7 @@ class Engine implements CallOwner, SplitHost {
     if (wantsRouteNote(call.lane, signal)) noteRoute(this, call, call.lane, signal, now)
     const lane = call.lane
     // The pacer that counted the send hears the answer here; if the call moved lanes, #endSend tells it.
-    if (call.sentWith === lane.pacer) call.sentWith = undefined
+    if (call.sentFrom === lane) call.sentFrom = undefined
     if (feedLane(this, call, signal, now)) {
       lane.gateAnswer = end?.failed !== true && end?.gaveUp !== undefined ? end : undefined
       // The lane's gate moved: calls whose deadline comes before it cannot make it, end them now.

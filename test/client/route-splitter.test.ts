@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createLimiter } from '../../src/client/create-limiter.js'
 import type { SplitEvent } from '../../src/client/limiter-events.js'
 import type { Job } from '../../src/client/limiter-types.js'
+import type { Pacer, Strategy } from '../../src/core/types.js'
 import { flushPromises, ManualClock } from '../helpers/manual-clock.js'
 import { recordingStrategy } from '../helpers/recording-strategy.js'
 import { AttemptLog, ok, throttled, track } from '../helpers/scripted-job.js'
@@ -174,5 +175,51 @@ describe('route splits in the limiter', () => {
     expect(base.some((d) => d.startsWith(`${POST} after`))).toBe(true)
     expect(await decisions(0.01)).toEqual(base)
     expect(await decisions(100)).toEqual(base)
+  })
+
+  it("wakes the origin's lane when an attempt its pacer counted ends in the route's lane", async () => {
+    // A pacer that lets two attempts out at a time and, while two are out, asks a long wait it
+    // expects an answer to cut short (as ATB does while it spends a lump the server named).
+    const twoAtATime: Strategy = {
+      name: 'two-at-a-time',
+      create: (): Pacer => {
+        let inFlight = 0
+        return {
+          ratePerSecond: Infinity,
+          delayMs: () => (inFlight >= 2 ? 60_000 : 0),
+          onSend: () => void inFlight++,
+          onResult: () => void inFlight--,
+          retryDelayMs: () => 0,
+          toJSON: (now) => ({ kind: 'two-at-a-time', version: 1, savedAt: now }),
+          tokens: () => Infinity,
+        }
+      },
+    }
+    const clock = new ManualClock()
+    const start = clock.now()
+    const limiter = createLimiter({ clock, random: () => 0, strategy: twoAtATime, jitterRatio: 0 })
+    const log = new AttemptLog()
+    const job = (route: string, label: string) => {
+      const scripted = log.job('o', label, { learnRoute: () => undefined })
+      Object.defineProperty(scripted, 'route', { get: () => (scripted.scope === 'o' ? route : undefined) })
+      return scripted
+    }
+    const calls = [job(POST, 'p1'), job(POST, 'p2'), job(GET, 'g1'), job(GET, 'g2')].map((j) => track(limiter.run(j)))
+    expect(log.started.map((a) => a.job.label)).toEqual(['p1', 'p2'])
+    // p1's 429 splits its route off, with p2 still out; g1 takes p1's place in the origin's lane.
+    attemptOf(log, 'p1').answer(throttled())
+    await flushPromises()
+    expect(limiter.stats().map((s) => s.scope)).toContain(SPLIT_SCOPE)
+    expect(log.started.map((a) => a.job.label)).toContain('g1')
+    expect(log.started.map((a) => a.job.label)).not.toContain('g2')
+    // p2 answers in the route's lane; the origin's pacer, which counted its send, hears that it
+    // ended, and g2, waiting for one of the origin's two to end, goes at once, not 60 s later.
+    attemptOf(log, 'p2').answer(ok)
+    await flushPromises()
+    expect(clock.now()).toBe(start)
+    expect(log.started.map((a) => a.job.label)).toContain('g2')
+    await limiter.close()
+    await flushPromises()
+    expect(calls.every((c) => c.settled)).toBe(true)
   })
 })

@@ -719,9 +719,18 @@ class AtbPacer implements AtbLanePacer {
       if (spread > 0 && this.quotaFirstHolds(guidance, now)) spread = this.spreadMs(guidance, now, units)
     }
     if (!this.congested() || this.calm(now)) return Math.ceil(spread)
-    // A named lump is spent one attempt at a time, as fast as the answers come.
-    if (this.spendingLump()) return Math.ceil(Math.max(spread, this.inFlight > 0 ? Math.max(1, this.answerMs) : 0))
+    // A named lump is spent one attempt at a time, as fast as the answers come. While one is out,
+    // its answer wakes the lane (the shell pumps a lane on every settled attempt); the wait asked
+    // for meanwhile is a fallback, and an answer slower than the lane's round trip is waited for as
+    // long again as it has taken (a 300 s slow answer: about 18 wake-ups, not one per millisecond).
+    if (this.spendingLump()) return Math.ceil(Math.max(spread, this.inFlight > 0 ? this.awaitAnswerMs(now) : 0))
     return Math.ceil(Math.max(this.bucketDelayMs(now, units), spread))
+  }
+
+  /** The wait while an attempt is out: the lane's round trip, or as long again as the newest attempt has taken. */
+  private awaitAnswerMs(now: number): number {
+    const outMs = this.lastSendAt === undefined ? 0 : now - this.lastSendAt
+    return Math.max(1, this.answerMs, outMs)
   }
 
   /**

@@ -279,6 +279,35 @@ describe('spending a named lump', () => {
     expect(pacer.ratePerSecond).toBeLessThan(cutRate)
   })
 
+  it('while an attempt is out, waits for its answer instead of waking every round trip', () => {
+    const lingering = (answerAfterMs: number): { pacer: Pacer; sentAt: number; wakeUps: number } => {
+      let { pacer, now } = admittedLane()
+      now = attempt(pacer, now, (at) => throttled(at + 40_000))
+      now += pacer.delayMs(now, 1)
+      // At the named time two attempts go out together: one answers at once, the other lingers
+      // (a slow upstream).
+      pacer.onSend(now, 1)
+      pacer.onSend(now, 1)
+      pacer.onResult(now + RTT_MS, ok)
+      let wakeUps = 0
+      for (let t = now + RTT_MS; t < now + answerAfterMs && wakeUps < 1000; wakeUps++) {
+        const waitMs = pacer.delayMs(t, 1)
+        if (waitMs === 0) break // the lane turned calm: it no longer paces at all
+        t += waitMs
+      }
+      return { pacer, sentAt: now, wakeUps }
+    }
+    // Each wait is at least as long as the attempt has been out, so the polls thin out (its answer,
+    // when it comes, wakes the lane anyway); they were one per round trip (20 ms) until the lane
+    // turned calm, about 4,000.
+    expect(lingering(300_000).wakeUps).toBeLessThanOrEqual(20)
+    const { pacer, sentAt } = lingering(5000)
+    expect(pacer.delayMs(sentAt + 1000, 1)).toBeGreaterThanOrEqual(1000)
+    // The answer comes: the lump is spent as fast as the answers come again.
+    pacer.onResult(sentAt + 5000, ok)
+    expect(pacer.delayMs(sentAt + 5000, 1)).toBe(0)
+  })
+
   it('paces again when a lump ends with a short Retry-After (units come back one by one)', () => {
     let { pacer, now } = admittedLane()
     now = attempt(pacer, now, (at) => throttled(at + 40_000))
