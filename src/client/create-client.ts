@@ -11,7 +11,7 @@ import { HeaderSampling } from './header-sampling.js'
 import { OriginCache } from './origin-cache.js'
 import type { ScopeStats } from './lane.js'
 import type { LimiterEventName, Listener } from './limiter-events.js'
-import { type ClientOptions, type RequestDescriptor, resolveClientOptions } from './options.js'
+import { checkClientOptionNames, type ClientOptions, type RequestDescriptor, resolveClientOptions } from './options.js'
 import { isReplayableBody, readBounded } from './request-body.js'
 import type { TelemetryStrategy } from './telemetry-strategies.js'
 
@@ -85,6 +85,7 @@ function telemetryStarter(strategy: ClientOptions['strategy']): TelemetryStrateg
 
 export function createClient(options: ClientOptions = {}): Client {
   const clientOptions = resolveClientOptions(options)
+  checkClientOptionNames(options)
   // Checked before anything is built: a client that cannot start never leaves a limiter behind.
   const startTelemetry = options.telemetry === undefined ? undefined : telemetryStarter(options.strategy)
   // A shared limiter (e.g. the Node interceptor's) keeps one lane per quota across shells;

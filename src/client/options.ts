@@ -2,7 +2,7 @@
 // Options are validated eagerly (at create time) with messages that name the option,
 // what it expects and what it got, so a typo fails at start-up, not at the first 429.
 import { atb } from '../core/pacers/index.js'
-import { mustBeError } from '../core/pacers/option-error.js'
+import { checkKnownOptions, mustBeError } from '../core/pacers/option-error.js'
 import type { Clock, Random, Store, Strategy } from '../core/types.js'
 import { systemClock } from './system-clock.js'
 import type { AnyClock } from './timer.js'
@@ -229,6 +229,47 @@ let pageClock: AnyClock | undefined
 /** systemClock, but in a page one whose timers a hidden tab's throttling does not slow. */
 function defaultClock(): AnyClock {
   return canStartTimerWorker() ? (pageClock ??= workerClock()) : systemClock
+}
+
+// Every option's name at run time, so that a misspelt one throws (JavaScript callers have no
+// compiler to catch it). `satisfies` keeps each list exactly the interface's keys.
+const LIMITER_KEYS = {
+  strategy: 1,
+  clock: 1,
+  random: 1,
+  timeoutMs: 1,
+  deadlineMs: 1,
+  retryBudget: 1,
+  maxQueue: 1,
+  maxRetryAfterMs: 1,
+  maxInFlight: 1,
+  idleMs: 1,
+  store: 1,
+  storeKeyPrefix: 1,
+  persistIntervalMs: 1,
+  jitterRatio: 1,
+  maxJitterMs: 1,
+  errorBackoffBaseMs: 1,
+  errorBackoffMaxMs: 1,
+  giveUp: 1,
+} satisfies Record<keyof LimiterOptions, 1>
+const CLIENT_KEYS = {
+  fetch: 1,
+  scope: 1,
+  cost: 1,
+  maxBodyBytes: 1,
+  maxLearnedRoutes: 1,
+  learnRouteSplits: 1,
+  telemetry: 1,
+  limiter: 1,
+} satisfies Record<Exclude<keyof ClientOptions, keyof LimiterOptions>, 1>
+
+/** The names of every limiter option (`LimiterOptions`). */
+export const LIMITER_OPTION_NAMES: readonly string[] = Object.keys(LIMITER_KEYS)
+
+/** Throws, naming the nearest option, unless every key of `options` is a `createClient` option. */
+export function checkClientOptionNames(options: object): void {
+  checkKnownOptions('createClient', options, [...LIMITER_OPTION_NAMES, ...Object.keys(CLIENT_KEYS)])
 }
 
 export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLimiterOptions {

@@ -3,7 +3,7 @@
 // global `fetch`, and SDKs built on either.
 import { Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
 import type { Limiter } from '../client/create-limiter.js'
-import type { PoliteOptions } from './pacing.js'
+import { checkPoliteOptionNames, type PoliteOptions } from './pacing.js'
 import { PoliteAgent } from './polite-agent.js'
 
 export interface InstallOptions extends PoliteOptions {
@@ -37,6 +37,7 @@ export interface Installed {
  * place (pass `dispatcher` to choose another).
  */
 export function install(options: InstallOptions = {}): Installed {
+  checkPoliteOptionNames('install', options, ['dispatcher'])
   const previous = getGlobalDispatcher()
   const base = options.dispatcher ?? (previous instanceof Dispatcher ? previous : undefined)
   // Without a base, the agent makes (and on close, closes) its own Agent; a base stays

@@ -6,7 +6,7 @@
 // `politeAgent` runs the very same path without `compose` (see polite-agent.ts).
 import type { Dispatcher } from 'undici'
 import type { Limiter } from '../client/create-limiter.js'
-import { createPacing, type PoliteOptions } from './pacing.js'
+import { checkPoliteOptionNames, createPacing, type PoliteOptions } from './pacing.js'
 
 export type PoliteInterceptorOptions = PoliteOptions
 
@@ -18,6 +18,7 @@ export interface PoliteInterceptor extends Dispatcher.DispatcherComposeIntercept
 }
 
 export function politeInterceptor(options: PoliteInterceptorOptions = {}): PoliteInterceptor {
+  checkPoliteOptionNames('politeInterceptor', options)
   const pacing = createPacing(options)
   const interceptor = (dispatch: Dispatcher.Dispatch): Dispatcher.Dispatch => pacing.pace(dispatch)
   return Object.assign(interceptor, { limiter: pacing.limiter, close: () => pacing.close() })

@@ -5,7 +5,8 @@
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici'
 import { startClientTelemetry, type ClientTelemetryOptions } from '../client/client-telemetry.js'
 import { createLimiter, type Limiter } from '../client/create-limiter.js'
-import { type LimiterOptions, type ResolvedClientOptions, resolveClientOptions } from '../client/options.js'
+import { LIMITER_OPTION_NAMES, type LimiterOptions, type ResolvedClientOptions, resolveClientOptions } from '../client/options.js'
+import { checkKnownOptions } from '../core/pacers/option-error.js'
 import { RouteScopes } from '../core/scope.js'
 import { originScope, readRawResponseSignalsAt } from './dispatch-request.js'
 import { type CallerHandler, PacedDispatch, type PacingContext } from './paced-dispatch.js'
@@ -53,6 +54,16 @@ export interface Pacing {
 }
 
 const DEFAULT_DISCARD_MAX_BYTES = 64 * 1024
+
+const POLITE_KEYS = { limiter: 1, scope: 1, discardMaxBytes: 1, maxBodyBytes: 1, telemetry: 1 } satisfies Record<Exclude<keyof PoliteOptions, keyof LimiterOptions>, 1>
+
+/**
+ * Throws, naming the nearest option, unless every key of `options` is one of the Node shells'
+ * (`PoliteOptions`) or one of `own` (`dispatcher`, `agent`): a misspelt option is not ignored.
+ */
+export function checkPoliteOptionNames(shell: string, options: object, own: readonly string[] = []): void {
+  checkKnownOptions(shell, options, [...LIMITER_OPTION_NAMES, ...Object.keys(POLITE_KEYS), ...own])
+}
 
 export function createPacing(options: PoliteOptions): Pacing {
   const limiter = options.limiter ?? createLimiter(options)

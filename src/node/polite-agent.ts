@@ -7,7 +7,7 @@
 // attempts go straight to the dispatcher underneath.
 import { Agent, Dispatcher, errors } from 'undici'
 import type { Limiter } from '../client/create-limiter.js'
-import { createPacing, type Pacing, type PoliteOptions } from './pacing.js'
+import { checkPoliteOptionNames, createPacing, type Pacing, type PoliteOptions } from './pacing.js'
 
 export interface PoliteAgentOptions extends PoliteOptions {
   /**
@@ -39,6 +39,7 @@ export class PoliteAgent extends Dispatcher {
 
   constructor(options: PoliteAgentOptions = {}) {
     super()
+    checkPoliteOptionNames('politeAgent', options, ['dispatcher', 'agent'])
     this.#pacing = createPacing(options)
     this.limiter = this.#pacing.limiter
     this.#ownsDispatcher = options.dispatcher === undefined

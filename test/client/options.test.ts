@@ -24,6 +24,15 @@ describe('options', () => {
     expect(() => createClient({ maxBodyBytes: Number.NaN })).toThrow(/`maxBodyBytes`/)
   })
 
+  it('rejects a misspelt option, naming the one it was meant to be', () => {
+    expect(() => createClient({ deadlinMs: 5000 } as never)).toThrow(/createClient has no option `deadlinMs`; did you mean `deadlineMs`\?/)
+    expect(() => createClient({ maxRetryAfterMS: 5000 } as never)).toThrow(/did you mean `maxRetryAfterMs`\?/)
+    expect(() => createClient({ learnRoutes: false } as never)).toThrow(/no option `learnRoutes` \(its options: strategy, /)
+    // Every documented option is known, the fetch shell's and the limiter's alike.
+    const client = createClient({ deadlineMs: 5000, learnRouteSplits: false, maxLearnedRoutes: 10, giveUp: 'response', storeKeyPrefix: 'x:' })
+    void client.close()
+  })
+
   it('a malformed job rejects instead of throwing', async () => {
     const limiter = createLimiter()
     await expect(limiter.run({} as never)).rejects.toThrow(TypeError)

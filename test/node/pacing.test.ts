@@ -451,3 +451,15 @@ describe.each(SHELLS)("%s with giveUp: 'response'", (shell) => {
     expect(server.received).toHaveLength(1)
   })
 })
+
+describe('option names', () => {
+  it('every Node shell rejects a misspelt option, naming the one it was meant to be', async () => {
+    const { install } = await import('../../src/node/install.js')
+    expect(() => politeInterceptor({ deadlinMs: 5000 } as never)).toThrow(/politeInterceptor has no option `deadlinMs`; did you mean `deadlineMs`\?/)
+    expect(() => politeAgent({ discardMaxByte: 1 } as never)).toThrow(/politeAgent has no option `discardMaxByte`; did you mean `discardMaxBytes`\?/)
+    expect(() => install({ dispatch: new Agent() } as never)).toThrow(/install has no option `dispatch`; did you mean `dispatcher`\?/)
+    // Their own options are known: a dispatcher, an agent's options, the shared ones.
+    const agent = politeAgent({ agent: { connections: 1 }, discardMaxBytes: 1, maxBodyBytes: 10, deadlineMs: 1000, strategy: none() })
+    cleanups.push(() => agent.close())
+  })
+})
