@@ -3,7 +3,8 @@
 // claiming the largest backlog, attempts and 429s), from 1 address and then from 8. The
 // server learns each address from the socket, as deployed; the honest fair share must move
 // by at most 2x. Rate limits are off, so the bound shown is the structural one.
-import { Agent, request } from 'node:http'
+import { Agent } from 'node:http'
+import { postReportFrom } from './transports.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { serve } from '../../src/server/serve.js'
 import type { RunningServer } from '../../src/server/serve.js'
@@ -14,24 +15,10 @@ const FAKE_IDS = 10_000
 
 function poster(url: string) {
   const agents = new Map<string, Agent>()
-  const { port } = new URL(url)
   const post = (localAddress: string, body: object): Promise<{ status: number; json: any }> => {
     let agent = agents.get(localAddress)
     if (!agent) agents.set(localAddress, (agent = new Agent({ keepAlive: true, maxSockets: 8, localAddress })))
-    const text = JSON.stringify({ v: 1, scope: 'api', ...body })
-    return new Promise((resolve, reject) => {
-      const req = request({
-        host: '127.0.0.1', port, path: '/v1/report', method: 'POST', agent,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, 'content-length': Buffer.byteLength(text) },
-      }, (res) => {
-        let data = ''
-        res.setEncoding('utf8')
-        res.on('data', (chunk: string) => (data += chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(data) }))
-      })
-      req.on('error', reject)
-      req.end(text)
-    })
+    return postReportFrom(url, localAddress, TOKEN, body, agent)
   }
   return { post, close: () => { for (const agent of agents.values()) agent.destroy() } }
 }

@@ -1,4 +1,3 @@
-import { request } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/server/memory-store.js'
 import { StoreUnavailableError } from '../../src/server/telemetry-store.js'
@@ -6,7 +5,7 @@ import type { TelemetryStore } from '../../src/server/telemetry-store.js'
 import type { TelemetryHandlerOptions } from '../../src/server/handle-telemetry.js'
 import { validateReply } from '../../src/telemetry/protocol.js'
 import { serve } from '../../src/server/serve.js'
-import { transports } from './transports.js'
+import { postReportFrom, transports } from './transports.js'
 import type { Endpoint } from './transports.js'
 
 const T0 = 1_700_000_000_000
@@ -470,23 +469,9 @@ for (const transport of transports) {
   })
 }
 
-/** POST a report over real HTTP from a chosen loopback address (the server keys every per-source bound on it). */
+/** A report over real HTTP from a chosen loopback address, one attempt and no 429 unless `body` says otherwise. */
 function postFrom(url: string, localAddress: string, token: string, body: object): Promise<{ status: number; json: any }> {
-  const text = JSON.stringify({ v: 1, scope: 'api', attempts: 1, throttled: 0, ...body })
-  return new Promise((resolve, reject) => {
-    const { port } = new URL(url)
-    const req = request({
-      host: '127.0.0.1', port, localAddress, path: '/v1/report', method: 'POST', agent: false,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(text) },
-    }, (res) => {
-      let data = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (data += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(data) }))
-    })
-    req.on('error', reject)
-    req.end(text)
-  })
+  return postReportFrom(url, localAddress, token, { attempts: 1, throttled: 0, ...body })
 }
 
 describe('reports claiming to be other reporters (real HTTP, one loopback address each)', () => {
