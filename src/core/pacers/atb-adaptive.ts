@@ -150,76 +150,76 @@ class AtbPacer implements AtbLanePacer {
   fleetTimeScale: number | undefined = undefined
   fleetQuotaScale: number | undefined = undefined
   /** Where the lane is in its life (see AtbPhase). */
-  private phase: AtbPhase = 'free'
-  private readonly bucket: Bucket
-  private readonly cut: CutMemory = { at: 0, since: 0, rate: 0, share: 0, retryAfterMs: Infinity, retryResolutionMs: RETRY_RESOLUTION_MS, echoes: 0, coldFrom: 0 }
-  private readonly slowStart: SlowStartClock = { stepAt: 0, endedAt: -Infinity, sendRate: 0 }
+  #phase: AtbPhase = 'free'
+  readonly #bucket: Bucket
+  readonly #cut: CutMemory = { at: 0, since: 0, rate: 0, share: 0, retryAfterMs: Infinity, retryResolutionMs: RETRY_RESOLUTION_MS, echoes: 0, coldFrom: 0 }
+  readonly #slowStart: SlowStartClock = { stepAt: 0, endedAt: -Infinity, sendRate: 0 }
   // The lane's own traffic.
-  private createdAt: number
+  #createdAt: number
   /** When the lane was first admitted (undefined: never, or not since it was restored). */
-  private firstAdmittedAt: number | undefined = undefined
+  #firstAdmittedAt: number | undefined = undefined
   /** The quota's time scale as the lane measured it, while no window is announced. */
-  private readonly timeScale: LaneTimeScale
+  readonly #timeScale: LaneTimeScale
   /** The time scale of the quota rate the user gave (`quotaPerSecond`), in place of the lane's measurement. */
-  private readonly givenScale: number | undefined
-  private inFlight = 0
-  private lastSendAt: number | undefined = undefined
+  readonly #givenScale: number | undefined
+  #inFlight = 0
+  #lastSendAt: number | undefined = undefined
   /** Recent sends (time, cost); allocated at the first send. */
-  private sends: TimeRing | undefined = undefined
+  #sends: TimeRing | undefined = undefined
   /** Recent outcomes; allocated at the first result. */
-  private log: OutcomeLog | undefined = undefined
+  #log: OutcomeLog | undefined = undefined
   /** Server guidance; allocated when a response first carries any. */
-  private guidance: QuotaGuidance | undefined = undefined
+  #guidance: QuotaGuidance | undefined = undefined
   /** Whether the lumps a long Retry-After names are spent as they land (atb-lump.ts). */
-  private readonly lump = new LumpSpending()
+  readonly #lump = new LumpSpending()
   /** When the lump the lane spends (or awaits) was named to land. */
-  private lumpNamedAt = 0
+  #lumpNamedAt = 0
   /** The round trip of the lane's last attempt answered with no other out: a lump's pace. */
-  private answerMs = 0
+  #answerMs = 0
 
   constructor(
     private readonly o: ResolvedAtbOptions,
     init: PacerInit,
     private readonly random = init.random,
   ) {
-    this.bucket = { rate: Infinity, tokens: o.burstUnits, refilledAt: init.now }
-    this.createdAt = init.now
+    this.#bucket = { rate: Infinity, tokens: o.burstUnits, refilledAt: init.now }
+    this.#createdAt = init.now
     const saved = matchingState(init.state, ATB_KIND, STATE_VERSION)
     const restored = saved ? parseAtbState(saved, o, init.now) : undefined
-    this.timeScale = new LaneTimeScale(o, restored?.timeScale)
-    this.givenScale = o.quotaPerSecond === undefined ? undefined : MEASURED_QUOTA_PER_SECOND / o.quotaPerSecond
+    this.#timeScale = new LaneTimeScale(o, restored?.timeScale)
+    this.#givenScale = o.quotaPerSecond === undefined ? undefined : MEASURED_QUOTA_PER_SECOND / o.quotaPerSecond
     if (restored) {
-      this.phase = restored.congested ? 'pacing' : 'free'
-      this.bucket.rate = restored.rate
-      this.bucket.tokens = restored.tokens
-      this.bucket.refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
-      this.cut.share = restored.shareEstimate
-      this.cut.rate = restored.congestionRate
-      this.cut.at = restored.lastCongestionAt
-      this.cut.since = restored.congestedSince
-      this.createdAt = restored.createdAt
-      this.guidance = restored.guidance
-      if (restored.log.length > 0) this.log = new OutcomeLog(LOG_ENTRIES, restored.log)
-      for (const [time, cost] of restored.sends) this.sendLog().push(time, cost)
-      if (restored.sends.length > 0) this.lastSendAt = this.sendLog().timeAt(this.sendLog().length - 1)
+      this.#phase = restored.congested ? 'pacing' : 'free'
+      this.#bucket.rate = restored.rate
+      this.#bucket.tokens = restored.tokens
+      this.#bucket.refilledAt = restored.savedAt // tokens were counted up to the save; the gap since refills them
+      this.#cut.share = restored.shareEstimate
+      this.#cut.rate = restored.congestionRate
+      this.#cut.at = restored.lastCongestionAt
+      this.#cut.since = restored.congestedSince
+      this.#createdAt = restored.createdAt
+      this.#guidance = restored.guidance
+      if (restored.log.length > 0) this.#log = new OutcomeLog(LOG_ENTRIES, restored.log)
+      for (const [time, cost] of restored.sends) this.#sendLog().push(time, cost)
+      if (restored.sends.length > 0) this.#lastSendAt = this.#sendLog().timeAt(this.#sendLog().length - 1)
     }
   }
 
-  private outcomes(): OutcomeLog {
-    return (this.log ??= new OutcomeLog(LOG_ENTRIES))
+  #outcomes(): OutcomeLog {
+    return (this.#log ??= new OutcomeLog(LOG_ENTRIES))
   }
 
-  private sendLog(): TimeRing {
-    return (this.sends ??= new TimeRing(SEND_LOG_ENTRIES))
+  #sendLog(): TimeRing {
+    return (this.#sends ??= new TimeRing(SEND_LOG_ENTRIES))
   }
 
-  private available(now: number): number {
-    if (!Number.isFinite(this.bucket.rate)) return Infinity
-    return Math.min(this.o.burstUnits, this.bucket.tokens + (Math.max(0, now - this.bucket.refilledAt) / 1000) * this.bucket.rate)
+  #available(now: number): number {
+    if (!Number.isFinite(this.#bucket.rate)) return Infinity
+    return Math.min(this.o.burstUnits, this.#bucket.tokens + (Math.max(0, now - this.#bucket.refilledAt) / 1000) * this.#bucket.rate)
   }
 
-  private pacePerSecond(now: number): number {
-    const sends = this.sends
+  #pacePerSecond(now: number): number {
+    const sends = this.#sends
     if (sends === undefined) return 0
     let units = 0
     for (let i = sends.length - 1; i >= 0; i--) {
@@ -229,8 +229,8 @@ class AtbPacer implements AtbLanePacer {
     return units / (this.o.paceWindowMs / 1000)
   }
 
-  private admitted(now: number, since: number): number {
-    return this.outcomes().admittedPerSecond(now, this.scaled(this.o.windowMs), since, this.spanFloorMs(now), this.o.minSamples, this.scaled(CLOCK_TICK_MS))
+  #admitted(now: number, since: number): number {
+    return this.#outcomes().admittedPerSecond(now, this.#scaled(this.o.windowMs), since, this.#spanFloorMs(now), this.o.minSamples, this.#scaled(CLOCK_TICK_MS))
   }
 
   /**
@@ -240,12 +240,12 @@ class AtbPacer implements AtbLanePacer {
    * loop that drained a 20/s quota in 40 ms had its 21 attempts read over 10 s as 2.1/s and paced
    * its quota at 0.7/s (60 calls took 24 s where exponential backoff takes 2.2 s).
    */
-  private spanFloorMs(now: number): number {
-    const floorMs = this.scaled(this.o.minSpanMs)
-    const firstAt = this.firstAdmittedAt
+  #spanFloorMs(now: number): number {
+    const floorMs = this.#scaled(this.o.minSpanMs)
+    const firstAt = this.#firstAdmittedAt
     if (firstAt === undefined || now - firstAt >= floorMs) return floorMs
-    const watchedMs = now - firstAt + this.scaled(CLOCK_TICK_MS)
-    return this.outcomes().counts(now, watchedMs).admitted >= this.o.minSamples ? watchedMs : floorMs
+    const watchedMs = now - firstAt + this.#scaled(CLOCK_TICK_MS)
+    return this.#outcomes().counts(now, watchedMs).admitted >= this.o.minSamples ? watchedMs : floorMs
   }
 
   /**
@@ -254,16 +254,16 @@ class AtbPacer implements AtbLanePacer {
    * as 0. Either would be a rate invented from (almost) no data, and a lane paced at it
    * waits tens of seconds for its retry.
    */
-  private hasEvidence(now: number, since: number): boolean {
-    const span = Math.max(this.scaled(this.o.minSpanMs), now - since)
-    return this.outcomes().counts(now, span).admitted >= this.o.minEvidence
+  #hasEvidence(now: number, since: number): boolean {
+    const span = Math.max(this.#scaled(this.o.minSpanMs), now - since)
+    return this.#outcomes().counts(now, span).admitted >= this.o.minEvidence
   }
 
   /** The most the rate may be: a margin over what the lane has been getting through. */
-  private ceiling(now: number): number {
+  #ceiling(now: number): number {
     const o = this.o
-    const admitted = this.admitted(now, this.createdAt)
-    return Math.min(o.maxRatePerSecond, Math.max(this.minRate(), o.rateMargin * Math.max(admitted, this.cut.share)))
+    const admitted = this.#admitted(now, this.#createdAt)
+    return Math.min(o.maxRatePerSecond, Math.max(this.#minRate(), o.rateMargin * Math.max(admitted, this.#cut.share)))
   }
 
   /**
@@ -272,14 +272,14 @@ class AtbPacer implements AtbLanePacer {
    * full speed only buys the next 429. Far from it, or once the plateau has lasted
    * `plateauMs` without a 429 (capacity may have freed up), growth is at full speed again.
    */
-  private onPlateau(now: number): boolean {
+  #onPlateau(now: number): boolean {
     const o = this.o
-    const reference = this.cut.rate > 0 ? this.cut.rate : this.cut.share
-    const sinceCutMs = now - this.cut.at
-    const steady = this.steadyPlateau(now, sinceCutMs)
+    const reference = this.#cut.rate > 0 ? this.#cut.rate : this.#cut.share
+    const sinceCutMs = now - this.#cut.at
+    const steady = this.#steadyPlateau(now, sinceCutMs)
     const band = steady ? o.steadyPlateauBand : o.plateauBand
-    const plateauMs = this.scaled(steady ? o.steadyPlateauMs : this.lumpCut() ? Math.max(o.plateauMs, o.lumpPlateauMs) : o.plateauMs)
-    return sinceCutMs < plateauMs && Math.abs(this.bucket.rate - reference) < band * reference
+    const plateauMs = this.#scaled(steady ? o.steadyPlateauMs : this.#lumpCut() ? Math.max(o.plateauMs, o.lumpPlateauMs) : o.plateauMs)
+    return sinceCutMs < plateauMs && Math.abs(this.#bucket.rate - reference) < band * reference
   }
 
   /**
@@ -289,8 +289,8 @@ class AtbPacer implements AtbLanePacer {
    * plateau runs out behind the gate, and a lane growing at full speed through the next lump
    * empties it early: on a stepped bucket every busy lane met one 429 per step that way.
    */
-  private lumpCut(): boolean {
-    return this.lumpCutOn(this.scale())
+  #lumpCut(): boolean {
+    return this.#lumpCutOn(this.#scale())
   }
 
   /**
@@ -300,12 +300,12 @@ class AtbPacer implements AtbLanePacer {
    * step's surplus to come back at the share's pace (stepped Retry-After: 1.11–1.31 × the oracle
    * at every k, 3 of 15 cells).
    */
-  private spendingLump(): boolean {
-    return this.congested() && this.lumpCut() && this.lump.trusted()
+  #spendingLump(): boolean {
+    return this.#congested() && this.#lumpCut() && this.#lump.trusted()
   }
 
   get spendsLump(): boolean {
-    return this.spendingLump()
+    return this.#spendingLump()
   }
 
   /**
@@ -313,10 +313,10 @@ class AtbPacer implements AtbLanePacer {
    * lane's rate. A long Retry-After names the next lump; a short one (or none) says the quota comes
    * back unit by unit, and the lane paces again.
    */
-  private lumpRanOut(now: number, signal: Signal): void {
-    this.noteRetryAfter(now, signal)
-    if (signal.retryAt !== undefined && this.lumpCut() && !this.unitLump(now)) this.nameLump(signal.retryAt)
-    else this.lump.trickled()
+  #lumpRanOut(now: number, signal: Signal): void {
+    this.#noteRetryAfter(now, signal)
+    if (signal.retryAt !== undefined && this.#lumpCut() && !this.#unitLump(now)) this.#nameLump(signal.retryAt)
+    else this.#lump.trickled()
   }
 
   /**
@@ -328,25 +328,25 @@ class AtbPacer implements AtbLanePacer {
    * Every grid byte-identical. (Kept for good instead of until the next named time is admitted: the
    * stepped and fixed-window lone batches, 8 in flight, took 1.13–1.33 × where they took 1.01 ×.)
    */
-  private unitLump(now: number): boolean {
-    return this.timeScale.drainedItself && this.outcomes().counts(now, now - this.lumpNamedAt).admitted <= 1
+  #unitLump(now: number): boolean {
+    return this.#timeScale.drainedItself && this.#outcomes().counts(now, now - this.#lumpNamedAt).admitted <= 1
   }
 
-  private nameLump(retryAt: number): void {
-    this.lump.named(retryAt)
-    this.lumpNamedAt = retryAt
+  #nameLump(retryAt: number): void {
+    this.#lump.named(retryAt)
+    this.#lumpNamedAt = retryAt
   }
 
   /** The Retry-After of the 429 that cut, and the resolution the server gave it in. */
-  private noteRetryAfter(now: number, signal: Signal): void {
-    this.cut.retryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
+  #noteRetryAfter(now: number, signal: Signal): void {
+    this.#cut.retryAfterMs = signal.retryAt === undefined ? Infinity : signal.retryAt - now
     const resolution = signal.retryResolutionMs
-    this.cut.retryResolutionMs = resolution !== undefined && resolution > 0 && resolution < RETRY_RESOLUTION_MS ? resolution : RETRY_RESOLUTION_MS
+    this.#cut.retryResolutionMs = resolution !== undefined && resolution > 0 && resolution < RETRY_RESOLUTION_MS ? resolution : RETRY_RESOLUTION_MS
   }
 
   /** Whether the last cut's Retry-After is long on time scale `scale` (see lumpCut). */
-  private lumpCutOn(scale: number): boolean {
-    return Number.isFinite(this.cut.retryAfterMs) && this.cut.retryAfterMs > this.steadyRetryAfterLimitMs(scale)
+  #lumpCutOn(scale: number): boolean {
+    return Number.isFinite(this.#cut.retryAfterMs) && this.#cut.retryAfterMs > this.#steadyRetryAfterLimitMs(scale)
   }
 
   /**
@@ -364,11 +364,11 @@ class AtbPacer implements AtbLanePacer {
    * 360, concurrent 226 → 229 of 270, none lost; the headline's 180 `aatb` rows none beyond their
    * 95% intervals).
    */
-  private steadyRetryAfterLimitMs(scale: number): number {
-    const givenScale = this.givenQuotaScale()
+  #steadyRetryAfterLimitMs(scale: number): number {
+    const givenScale = this.#givenQuotaScale()
     if (givenScale !== undefined) {
       // One unit's refill, in the resolution the server gave the Retry-After in, rounded up.
-      const resolutionMs = this.cut.retryResolutionMs
+      const resolutionMs = this.#cut.retryResolutionMs
       const unitsOfResolution = (givenScale / MEASURED_QUOTA_PER_SECOND) * (RETRY_RESOLUTION_MS / resolutionMs)
       return resolutionMs * Math.max(1, Math.ceil(unitsOfResolution - UNIT_ROUNDING))
     }
@@ -384,10 +384,10 @@ class AtbPacer implements AtbLanePacer {
    * plain one: a long plateau after its rare late 429 took runs of 100 light clients to up to
    * 1.27 × UB's time. A lane reading a quota count leaves this to the quota pacing.
    */
-  private steadyPlateau(now: number, sinceCutMs: number): boolean {
+  #steadyPlateau(now: number, sinceCutMs: number): boolean {
     const o = this.o
-    if (o.steadyPlateauMs <= o.plateauMs || sinceCutMs >= this.scaled(o.steadyPlateauMs)) return false
-    return this.steadyLane(now, o.steadySuccesses)
+    if (o.steadyPlateauMs <= o.plateauMs || sinceCutMs >= this.#scaled(o.steadyPlateauMs)) return false
+    return this.#steadyLane(now, o.steadySuccesses)
   }
 
   /**
@@ -395,11 +395,11 @@ class AtbPacer implements AtbLanePacer {
    * refilled quota, empty right now), no quota count guides the lane, and it had at least
    * `successes` admissions within `steadyWindowMs`.
    */
-  private steadyLane(now: number, successes: number): boolean {
+  #steadyLane(now: number, successes: number): boolean {
     const o = this.o
-    if (!(this.cut.retryAfterMs <= this.steadyRetryAfterLimitMs(this.scale()))) return false
-    if (this.guidance !== undefined && hasLiveHint(this.guidance, now)) return false
-    return this.outcomes().counts(now, this.scaled(o.steadyWindowMs)).admitted >= successes
+    if (!(this.#cut.retryAfterMs <= this.#steadyRetryAfterLimitMs(this.#scale()))) return false
+    if (this.#guidance !== undefined && hasLiveHint(this.#guidance, now)) return false
+    return this.#outcomes().counts(now, this.#scaled(o.steadyWindowMs)).admitted >= successes
   }
 
   /**
@@ -411,16 +411,16 @@ class AtbPacer implements AtbLanePacer {
    * to carry a backlog climbs faster: with the plain busy test, 20 light clients' faster
    * probes cost 429s.
    */
-  private growthRate(now: number): number {
+  #growthRate(now: number): number {
     const o = this.o
-    if (this.onPlateau(now)) return this.growthPerSecond() * o.plateauGrowthFactor
+    if (this.#onPlateau(now)) return this.#growthPerSecond() * o.plateauGrowthFactor
     if (o.steadyGrowthDoublingMs > 0 && o.steadyPlateauMs > o.plateauMs) {
-      const pastPlateauMs = now - this.cut.at - this.scaled(o.steadyPlateauMs)
-      if (pastPlateauMs > 0 && this.steadyLane(now, Math.max(o.steadySuccesses, o.steadyGrowthSuccesses))) {
-        return this.growthPerSecond() * Math.min(o.steadyMaxGrowthFactor, 2 ** (pastPlateauMs / this.scaled(o.steadyGrowthDoublingMs)))
+      const pastPlateauMs = now - this.#cut.at - this.#scaled(o.steadyPlateauMs)
+      if (pastPlateauMs > 0 && this.#steadyLane(now, Math.max(o.steadySuccesses, o.steadyGrowthSuccesses))) {
+        return this.#growthPerSecond() * Math.min(o.steadyMaxGrowthFactor, 2 ** (pastPlateauMs / this.#scaled(o.steadyGrowthDoublingMs)))
       }
     }
-    return this.growthPerSecond()
+    return this.#growthPerSecond()
   }
 
   /**
@@ -429,10 +429,10 @@ class AtbPacer implements AtbLanePacer {
    * measured; without a window, the fleet's (AATB), the one the user's quota rate gives (`quotaPerSecond`), or
    * what the lane measured (atb-time-scale.ts: how long the quota lasted).
    */
-  private scale(): number {
-    const windowMs = this.guidance?.windowMs
+  #scale(): number {
+    const windowMs = this.#guidance?.windowMs
     if (windowMs !== undefined) return windowMs / MEASURED_WINDOW_MS
-    const measured = this.fleetTimeScale ?? this.givenScale ?? this.timeScale.value
+    const measured = this.fleetTimeScale ?? this.#givenScale ?? this.#timeScale.value
     // A quota that comes back in lumps (the last cut's Retry-After is long on the quota's scale:
     // a stepped bucket's time to its next step) gates the lane itself. Alone, the lane's own
     // durations are never stretched past their k = 1 values there (stretched, stepped
@@ -450,9 +450,9 @@ class AtbPacer implements AtbLanePacer {
     // Retry-After at k = 0.1, 10 seeds: 1.241 → 1.126 × the oracle, paper and concurrent clients
     // alike; no cell changes; in the k = 1 headline only 10 `atb` rows move, none beyond its 95%
     // interval).
-    const given = this.givenQuotaScale()
+    const given = this.#givenQuotaScale()
     const quotaScale = given ?? measured
-    if (this.lumpCutOn(quotaScale)) return given !== undefined && this.lump.trusted() ? given : Math.min(1, quotaScale)
+    if (this.#lumpCutOn(quotaScale)) return given !== undefined && this.#lump.trusted() ? given : Math.min(1, quotaScale)
     return measured
   }
 
@@ -464,37 +464,37 @@ class AtbPacer implements AtbLanePacer {
    * 10 / 60: 5 / 9 / 13 / 13 → 14 / 13 / 15 / 14 of 15; in whole seconds 274 → 275 of 360 cells;
    * 14 / 13 / 14 / 14 and 280 after the cold start moved to the lane's scale).
    */
-  private givenQuotaScale(): number | undefined {
-    return this.fleetQuotaScale ?? this.givenScale
+  #givenQuotaScale(): number | undefined {
+    return this.fleetQuotaScale ?? this.#givenScale
   }
 
   /** A duration of the options, on the lane's time scale. */
-  private scaled(ms: number): number {
-    return ms * this.scale()
+  #scaled(ms: number): number {
+    return ms * this.#scale()
   }
 
-  private growthPerSecond(): number {
-    return this.o.growthPerSecond / this.scale()
+  #growthPerSecond(): number {
+    return this.o.growthPerSecond / this.#scale()
   }
 
-  private minRate(): number {
-    return this.o.minRatePerSecond / this.scale()
+  #minRate(): number {
+    return this.o.minRatePerSecond / this.#scale()
   }
 
   /** Whether the lane paces (slow start or pacing): it has met congestion and not yet turned calm. */
-  private congested(): boolean {
-    return this.phase !== 'free'
+  #congested(): boolean {
+    return this.#phase !== 'free'
   }
 
-  private calm(now: number): boolean {
-    return this.congested() && now - this.cut.at >= this.scaled(this.o.calmAfterMs)
+  #calm(now: number): boolean {
+    return this.#congested() && now - this.#cut.at >= this.#scaled(this.o.calmAfterMs)
   }
 
-  private becomeCalm(): void {
-    this.phase = 'free'
-    this.cut.coldFrom = 0
-    this.bucket.rate = Infinity
-    this.bucket.tokens = this.o.burstUnits
+  #becomeCalm(): void {
+    this.#phase = 'free'
+    this.#cut.coldFrom = 0
+    this.#bucket.rate = Infinity
+    this.#bucket.tokens = this.o.burstUnits
   }
 
   /**
@@ -503,57 +503,57 @@ class AtbPacer implements AtbLanePacer {
    * picks its next rate by its phase (the first cut, slow start, just out of slow start, measured,
    * cold) and sets up its first paced send.
    */
-  private congestionEvent(now: number, signal: Signal): void {
-    if (this.ignoreEcho()) return
-    const first = this.phase === 'free'
-    if (first) this.measureDrain(now)
-    const since = first ? this.createdAt : this.cut.since
-    const measured = this.hasEvidence(now, since)
-    this.cut.rate = first ? 0 : this.bucket.rate
-    this.noteRetryAfter(now, signal)
+  #congestionEvent(now: number, signal: Signal): void {
+    if (this.#ignoreEcho()) return
+    const first = this.#phase === 'free'
+    if (first) this.#measureDrain(now)
+    const since = first ? this.#createdAt : this.#cut.since
+    const measured = this.#hasEvidence(now, since)
+    this.#cut.rate = first ? 0 : this.#bucket.rate
+    this.#noteRetryAfter(now, signal)
     // Another attempt of this lane still in flight at its first 429: concurrent callers burst
     // into the quota, so what got through measures its capacity, not its rate.
-    const burst = first && this.inFlight > 0 && this.o.burstStartGrowth > 1
-    const next = first ? this.firstCutRate(now, measured, burst) : this.nextCutRate(now, since, measured)
-    this.applyCut(now, next)
-    if (signal.retryAt !== undefined && this.lumpCut()) this.nameLump(signal.retryAt)
-    this.firstPacedSend(now, signal, first, measured, burst)
-    this.bucket.refilledAt = now
-    this.cut.echoes = Math.max(0, this.inFlight)
+    const burst = first && this.#inFlight > 0 && this.o.burstStartGrowth > 1
+    const next = first ? this.#firstCutRate(now, measured, burst) : this.#nextCutRate(now, since, measured)
+    this.#applyCut(now, next)
+    if (signal.retryAt !== undefined && this.#lumpCut()) this.#nameLump(signal.retryAt)
+    this.#firstPacedSend(now, signal, first, measured, burst)
+    this.#bucket.refilledAt = now
+    this.#cut.echoes = Math.max(0, this.#inFlight)
   }
 
   /** The lane's first congestion: how long the quota lasted since its first admission (the time scale). */
-  private measureDrain(now: number): void {
-    const admissions = this.outcomes().counts(now, Infinity).admitted
+  #measureDrain(now: number): void {
+    const admissions = this.#outcomes().counts(now, Infinity).admitted
     // inFlight counts the lane's other attempts still out (this one is already answered).
-    this.timeScale.noteFirstCongestion(this.firstAdmittedAt === undefined ? undefined : now - this.firstAdmittedAt, admissions, this.inFlight === 0)
+    this.#timeScale.noteFirstCongestion(this.#firstAdmittedAt === undefined ? undefined : now - this.#firstAdmittedAt, admissions, this.#inFlight === 0)
   }
 
   /** A throttled answer to an attempt sent before the last cut: the cut already covered it. */
-  private ignoreEcho(): boolean {
-    if (this.cut.echoes <= 0) return false
-    this.cut.echoes--
+  #ignoreEcho(): boolean {
+    if (this.#cut.echoes <= 0) return false
+    this.#cut.echoes--
     return true
   }
 
   /** The lane's first cut: it leaves the free phase, for slow start after a burst, else for pacing. */
-  private firstCutRate(now: number, measured: boolean, burst: boolean): number {
-    this.phase = burst ? 'slowStart' : 'pacing'
-    this.cut.since = now
+  #firstCutRate(now: number, measured: boolean, burst: boolean): number {
+    this.#phase = burst ? 'slowStart' : 'pacing'
+    this.#cut.since = now
     if (burst) {
-      this.slowStart.stepAt = now
-      return this.coldStartPerSecond()
+      this.#slowStart.stepAt = now
+      return this.#coldStartPerSecond()
     }
-    return measured ? this.measuredFirstCutRate(now) : this.coldStartRate()
+    return measured ? this.#measuredFirstCutRate(now) : this.#coldStartRate()
   }
 
   /** Start from what got through, and at most a fraction of what was sent. */
-  private measuredFirstCutRate(now: number): number {
+  #measuredFirstCutRate(now: number): number {
     const o = this.o
-    const spanMs = Math.max(this.spanFloorMs(now), Math.min(this.scaled(o.windowMs), now - this.createdAt))
-    const sent = this.outcomes().counts(now, spanMs)
+    const spanMs = Math.max(this.#spanFloorMs(now), Math.min(this.#scaled(o.windowMs), now - this.#createdAt))
+    const sent = this.#outcomes().counts(now, spanMs)
     const attempted = (sent.admitted + sent.rejected) / (spanMs / 1000)
-    return Math.min(o.fallbackFactor * this.admitted(now, this.createdAt), o.firstCutFactor * attempted)
+    return Math.min(o.fallbackFactor * this.#admitted(now, this.#createdAt), o.firstCutFactor * attempted)
   }
 
   /**
@@ -564,8 +564,8 @@ class AtbPacer implements AtbLanePacer {
    * and 60 went 10 / 9 → 12 / 12 of 15, 280 of 360 cells in all against 275; the default's 429s at
    * k = 10 and 60 fell 3–5% with no cell changed, and every k = 1 headline row is byte-identical).
    */
-  private coldStartPerSecond(): number {
-    return this.o.coldStartRatePerSecond / this.scale()
+  #coldStartPerSecond(): number {
+    return this.o.coldStartRatePerSecond / this.#scale()
   }
 
   /**
@@ -574,17 +574,17 @@ class AtbPacer implements AtbLanePacer {
    * all has no evidence that anyone else competes for the quota: its first spacing is UB's whole
    * first step.
    */
-  private coldStartRate(): number {
-    const rate = this.coldStartPerSecond()
-    return this.neverAdmitted() ? NEVER_ADMITTED_RATE_FACTOR * rate : rate
+  #coldStartRate(): number {
+    const rate = this.#coldStartPerSecond()
+    return this.#neverAdmitted() ? NEVER_ADMITTED_RATE_FACTOR * rate : rate
   }
 
   /** A further cut of a congested lane, by its phase. */
-  private nextCutRate(now: number, since: number, measured: boolean): number {
-    if (this.phase === 'slowStart') return this.slowStartCutRate(now)
-    if (!measured) return this.coldBackoffRate()
-    if (now - this.slowStart.endedAt < this.scaled(this.o.minSpanMs)) return this.rampCutRate(now, since)
-    return this.measuredCutRate(now, since)
+  #nextCutRate(now: number, since: number, measured: boolean): number {
+    if (this.#phase === 'slowStart') return this.#slowStartCutRate(now)
+    if (!measured) return this.#coldBackoffRate()
+    if (now - this.#slowStart.endedAt < this.#scaled(this.o.minSpanMs)) return this.#rampCutRate(now, since)
+    return this.#measuredCutRate(now, since)
   }
 
   /**
@@ -593,27 +593,27 @@ class AtbPacer implements AtbLanePacer {
    * averaged over a span mostly spent far below it); until then the burst's capacity is not
    * refilled yet: halve, and keep starting slowly.
    */
-  private slowStartCutRate(now: number): number {
-    const lastAdmittedAt = this.outcomes().lastAdmittedAt()
-    if (lastAdmittedAt === undefined || lastAdmittedAt <= this.cut.since) return this.bucket.rate * BURST_HALVING
-    this.phase = 'pacing'
-    this.slowStart.endedAt = now
-    return (this.bucket.rate / this.o.burstStartGrowth) * this.o.maxCutFactor
+  #slowStartCutRate(now: number): number {
+    const lastAdmittedAt = this.#outcomes().lastAdmittedAt()
+    if (lastAdmittedAt === undefined || lastAdmittedAt <= this.#cut.since) return this.#bucket.rate * BURST_HALVING
+    this.#phase = 'pacing'
+    this.#slowStart.endedAt = now
+    return (this.#bucket.rate / this.o.burstStartGrowth) * this.o.maxCutFactor
   }
 
   /**
    * Just out of slow start: the admitted rate is averaged over a span mostly spent on the ramp,
    * far below the rate found. Halve towards it instead.
    */
-  private rampCutRate(now: number, since: number): number {
-    return Math.max(this.bucket.rate * BURST_HALVING, this.o.fallbackFactor * this.admitted(now, since))
+  #rampCutRate(now: number, since: number): number {
+    return Math.max(this.#bucket.rate * BURST_HALVING, this.o.fallbackFactor * this.#admitted(now, since))
   }
 
   /** The measured cut: to what got through, by at least maxCutFactor, deeper after a failed probe. */
-  private measuredCutRate(now: number, since: number): number {
+  #measuredCutRate(now: number, since: number): number {
     const o = this.o
-    const next = Math.min(this.bucket.rate * o.maxCutFactor, o.fallbackFactor * this.admitted(now, since))
-    return this.probeFailed(now) && !this.timeScale.drainedItself ? next * Math.min(1, o.steadyProbeCutFactor) : next
+    const next = Math.min(this.#bucket.rate * o.maxCutFactor, o.fallbackFactor * this.#admitted(now, since))
+    return this.#probeFailed(now) && !this.#timeScale.drainedItself ? next * Math.min(1, o.steadyProbeCutFactor) : next
   }
 
   /**
@@ -626,9 +626,9 @@ class AtbPacer implements AtbLanePacer {
    * and twice exponential backoff's time on 10 per second (200 calls: 41.9 s); now 1.04 × and
    * 20.6 s (exponential backoff 20.3 s). Every grid byte-identical: no lane of a fleet is one.
    */
-  private probeFailed(now: number): boolean {
-    const lastAdmittedAt = this.outcomes().lastAdmittedAt()
-    return lastAdmittedAt !== undefined && lastAdmittedAt > this.cut.at && this.steadyLane(now, this.o.steadySuccesses)
+  #probeFailed(now: number): boolean {
+    const lastAdmittedAt = this.#outcomes().lastAdmittedAt()
+    return lastAdmittedAt !== undefined && lastAdmittedAt > this.#cut.at && this.#steadyLane(now, this.o.steadySuccesses)
   }
 
   /**
@@ -638,10 +638,10 @@ class AtbPacer implements AtbLanePacer {
    * simulator a UB-like halving cost a 100-client fleet twice the extra 429s of this, and ×1/4
    * half again as many. A lane never admitted doubles its spacing instead (the lone call).
    */
-  private coldBackoffRate(): number {
-    if (this.neverAdmitted()) return this.bucket.rate * NEVER_ADMITTED_BACKOFF
-    if (this.cut.coldFrom === 0) this.cut.coldFrom = this.bucket.rate
-    return this.bucket.rate * this.o.coldBackoffFactor
+  #coldBackoffRate(): number {
+    if (this.#neverAdmitted()) return this.#bucket.rate * NEVER_ADMITTED_BACKOFF
+    if (this.#cut.coldFrom === 0) this.#cut.coldFrom = this.#bucket.rate
+    return this.#bucket.rate * this.o.coldBackoffFactor
   }
 
   /**
@@ -656,81 +656,81 @@ class AtbPacer implements AtbLanePacer {
    * lane returning at once to its old rate herds at the step (5-client stepped runs: 3 cells lost
    * when every lane did); the scale, concurrent and headline grids are byte-identical.
    */
-  private endColdSpell(): void {
-    const from = this.cut.coldFrom
-    this.cut.coldFrom = 0
-    if (from > 0 && this.phase === 'pacing' && this.timeScale.drainedItself) {
-      this.bucket.rate = Math.min(this.o.maxRatePerSecond, Math.max(this.bucket.rate, BURST_HALVING * from))
+  #endColdSpell(): void {
+    const from = this.#cut.coldFrom
+    this.#cut.coldFrom = 0
+    if (from > 0 && this.#phase === 'pacing' && this.#timeScale.drainedItself) {
+      this.#bucket.rate = Math.min(this.o.maxRatePerSecond, Math.max(this.#bucket.rate, BURST_HALVING * from))
     }
   }
 
   /** Set the cut rate (within the floor and the ceiling) and mark the lane congested now. */
-  private applyCut(now: number, next: number): void {
-    this.bucket.rate = Math.min(this.o.maxRatePerSecond, Math.max(this.minRate(), next))
-    this.cut.share = this.bucket.rate
-    this.cut.at = now
-    this.bucket.tokens = Math.min(0, this.available(now))
+  #applyCut(now: number, next: number): void {
+    this.#bucket.rate = Math.min(this.o.maxRatePerSecond, Math.max(this.#minRate(), next))
+    this.#cut.share = this.#bucket.rate
+    this.#cut.at = now
+    this.#bucket.tokens = Math.min(0, this.#available(now))
   }
 
   /** When the first paced send after a cut may go: the bucket's tokens right after it. */
-  private firstPacedSend(now: number, signal: Signal, first: boolean, measured: boolean, burst: boolean): void {
+  #firstPacedSend(now: number, signal: Signal, first: boolean, measured: boolean, burst: boolean): void {
     const o = this.o
-    if (first && !measured && o.honourRetryAfter && signal.retryAt !== undefined && this.gateOpensAfter(now)) {
+    if (first && !measured && o.honourRetryAfter && signal.retryAt !== undefined && this.#gateOpensAfter(now)) {
       // A cold lane told when to come back has no evidence that anyone else competes for
       // that moment: it retries at the server's time (the lane jitters it), not a spacing later.
-      this.bucket.tokens = o.burstUnits
+      this.#bucket.tokens = o.burstUnits
     } else if (burst) {
       // The burst emptied the bucket: the first paced send waits a whole spacing.
-      this.bucket.tokens = 0
+      this.#bucket.tokens = 0
     } else if (first && o.jitterFirstCut) {
       // The lane's first cut usually comes with everybody's (the quota ran dry for the whole
       // fleet at once): the first paced send waits a uniform share of one spacing, not a full
       // one, so the fleet's retries spread over the spacing instead of landing together —
       // and a light lane, whose spacing is long, waits half of it on average.
-      this.bucket.tokens = Math.max(this.bucket.tokens, 1 - this.random())
+      this.#bucket.tokens = Math.max(this.#bucket.tokens, 1 - this.random())
     }
   }
 
   /** Whether no attempt of this lane was ever admitted (in its log). */
-  private neverAdmitted(): boolean {
-    return this.outcomes().lastAdmittedAt() === undefined
+  #neverAdmitted(): boolean {
+    return this.#outcomes().lastAdmittedAt() === undefined
   }
 
   serverCount(now: number): { remaining: number; sentSince: number } | undefined {
-    const guidance = this.guidance
+    const guidance = this.#guidance
     if (guidance === undefined || !hasLiveHint(guidance, now)) return undefined
     return { remaining: guidance.remaining as number, sentSince: guidance.sentSinceHint }
   }
 
   /** Whether a Retry-After gate is closed at `now`. */
-  private gateOpensAfter(now: number): boolean {
-    return this.guidance !== undefined && this.guidance.retryAt > now
+  #gateOpensAfter(now: number): boolean {
+    return this.#guidance !== undefined && this.#guidance.retryAt > now
   }
 
   /** The server's gate first; otherwise the later of the quota's spread and the bucket's wait. */
   delayMs(now: number, cost: number): number {
     const units = Math.max(0, cost)
-    const guidance = this.guidance
+    const guidance = this.#guidance
     let spread = 0
     if (guidance !== undefined) {
       const gate = this.o.honourRetryAfter ? gateDelayMs(guidance, now, units) : 0
       if (gate > 0) return Math.ceil(gate)
-      spread = this.spreadMs(guidance, now, units)
-      if (spread > 0 && this.quotaFirstHolds(guidance, now)) spread = this.spreadMs(guidance, now, units)
+      spread = this.#spreadMs(guidance, now, units)
+      if (spread > 0 && this.#quotaFirstHolds(guidance, now)) spread = this.#spreadMs(guidance, now, units)
     }
-    if (!this.congested() || this.calm(now)) return Math.ceil(spread)
+    if (!this.#congested() || this.#calm(now)) return Math.ceil(spread)
     // A named lump is spent one attempt at a time, as fast as the answers come. While one is out,
     // its answer wakes the lane (the shell pumps a lane on every settled attempt); the wait asked
     // for meanwhile is a fallback, and an answer slower than the lane's round trip is waited for as
     // long again as it has taken (a 300 s slow answer: about 18 wake-ups, not one per millisecond).
-    if (this.spendingLump()) return Math.ceil(Math.max(spread, this.inFlight > 0 ? this.awaitAnswerMs(now) : 0))
-    return Math.ceil(Math.max(this.bucketDelayMs(now, units), spread))
+    if (this.#spendingLump()) return Math.ceil(Math.max(spread, this.#inFlight > 0 ? this.#awaitAnswerMs(now) : 0))
+    return Math.ceil(Math.max(this.#bucketDelayMs(now, units), spread))
   }
 
   /** The wait while an attempt is out: the lane's round trip, or as long again as the newest attempt has taken. */
-  private awaitAnswerMs(now: number): number {
-    const outMs = this.lastSendAt === undefined ? 0 : now - this.lastSendAt
-    return Math.max(1, this.answerMs, outMs)
+  #awaitAnswerMs(now: number): number {
+    const outMs = this.#lastSendAt === undefined ? 0 : now - this.#lastSendAt
+    return Math.max(1, this.#answerMs, outMs)
   }
 
   /**
@@ -742,10 +742,10 @@ class AtbPacer implements AtbLanePacer {
    * its last unit waited for a reset its model, flipping between readings, took for a boundary: 1.06 →
    * 1.22–1.27 ×). A sliding window once told is sticky, and read as an announced one.
    */
-  private quotaFirstHolds(guidance: QuotaGuidance, now: number): boolean {
-    if (this.timeScale.judged || guidance.windowMs === undefined || (guidance.inferred !== undefined && !readsAsAnnounced(guidance.inferred))) return false
-    this.timeScale.noteQuotaReached(this.outcomes().counts(now, Infinity).admitted)
-    guidance.ownDrain = this.timeScale.drainedItself
+  #quotaFirstHolds(guidance: QuotaGuidance, now: number): boolean {
+    if (this.#timeScale.judged || guidance.windowMs === undefined || (guidance.inferred !== undefined && !readsAsAnnounced(guidance.inferred))) return false
+    this.#timeScale.noteQuotaReached(this.#outcomes().counts(now, Infinity).admitted)
+    guidance.ownDrain = this.#timeScale.drainedItself
     return guidance.ownDrain
   }
 
@@ -760,42 +760,42 @@ class AtbPacer implements AtbLanePacer {
    * token bucket, whose reset (its time to full) is no moment of its own while the fleet spends:
    * 100 clients then came back at their resets and met 2–3 × the 429s.
    */
-  private spreadMs(guidance: QuotaGuidance, now: number, units: number): number {
-    if (!hasLiveHint(guidance, now)) return resetPaceDelayMs(guidance, now, units, this.lastSendAt)
-    const spread = spreadDelayMs(guidance, now, units, this.pacePerSecond(now), this.lastSendAt, this.fleetShare)
+  #spreadMs(guidance: QuotaGuidance, now: number, units: number): number {
+    if (!hasLiveHint(guidance, now)) return resetPaceDelayMs(guidance, now, units, this.#lastSendAt)
+    const spread = spreadDelayMs(guidance, now, units, this.#pacePerSecond(now), this.#lastSendAt, this.fleetShare)
     return guidance.lumpy === true ? Math.min(spread, (guidance.resetAt as number) - now) : spread
   }
 
   /** How long until the bucket holds the tokens a send of `units` needs (at most one burst's worth). */
-  private bucketDelayMs(now: number, units: number): number {
+  #bucketDelayMs(now: number, units: number): number {
     const need = Math.min(units, this.o.burstUnits)
-    const have = this.available(now)
-    return have >= need - EPSILON ? 0 : ((need - have) / this.bucket.rate) * 1000
+    const have = this.#available(now)
+    return have >= need - EPSILON ? 0 : ((need - have) / this.#bucket.rate) * 1000
   }
 
   onSend(now: number, cost: number): void {
     const units = Math.max(0, cost)
-    if (this.calm(now)) this.becomeCalm()
-    if (this.congested()) this.pacedSend(now, units)
-    this.lump.sent(now)
-    this.timeScale.noteSend(now, this.inFlight, this.firstAdmittedAt !== undefined)
-    this.inFlight++
-    if (this.guidance !== undefined) noteSent(this.guidance, units, now)
-    this.lastSendAt = this.lastSendAt === undefined ? now : Math.max(this.lastSendAt, now)
-    this.sendLog().push(now, units)
+    if (this.#calm(now)) this.#becomeCalm()
+    if (this.#congested()) this.#pacedSend(now, units)
+    this.#lump.sent(now)
+    this.#timeScale.noteSend(now, this.#inFlight, this.#firstAdmittedAt !== undefined)
+    this.#inFlight++
+    if (this.#guidance !== undefined) noteSent(this.#guidance, units, now)
+    this.#lastSendAt = this.#lastSendAt === undefined ? now : Math.max(this.#lastSendAt, now)
+    this.#sendLog().push(now, units)
   }
 
   /** A send while congested: the rate grows (or is capped after a quiet spell) and the send takes its tokens. */
-  private pacedSend(now: number, units: number): void {
-    const have = this.available(now)
-    const gapMs = this.lastSendAt === undefined ? Infinity : now - this.lastSendAt
-    if (this.usingRate(gapMs, units)) this.grow(now, gapMs)
+  #pacedSend(now: number, units: number): void {
+    const have = this.#available(now)
+    const gapMs = this.#lastSendAt === undefined ? Infinity : now - this.#lastSendAt
+    if (this.#usingRate(gapMs, units)) this.#grow(now, gapMs)
     // Back from a quiet spell: no more than a margin over what has been getting through.
-    else this.bucket.rate = Math.min(this.bucket.rate, this.ceiling(now))
+    else this.#bucket.rate = Math.min(this.#bucket.rate, this.#ceiling(now))
     // Spending a lump runs up no debt: the bucket resumes where it was when the lump runs out.
-    this.bucket.tokens = this.spendingLump() ? Math.max(0, have - units) : have - units
-    this.bucket.refilledAt = now
-    this.slowStart.sendRate = this.bucket.rate
+    this.#bucket.tokens = this.#spendingLump() ? Math.max(0, have - units) : have - units
+    this.#bucket.refilledAt = now
+    this.#slowStart.sendRate = this.#bucket.rate
   }
 
   /**
@@ -804,15 +804,15 @@ class AtbPacer implements AtbLanePacer {
    * start the rate grew since the last send (on its success): the gap is judged against the
    * spacing the lane was keeping then.
    */
-  private usingRate(gapMs: number, units: number): boolean {
-    const keptRate = this.phase === 'slowStart' ? this.slowStart.sendRate : this.bucket.rate
+  #usingRate(gapMs: number, units: number): boolean {
+    const keptRate = this.#phase === 'slowStart' ? this.#slowStart.sendRate : this.#bucket.rate
     return gapMs <= this.o.usingRateSlack * ((units || 1) / keptRate) * 1000
   }
 
   /** Growth with time, not per success: e^(g·gap). */
-  private grow(now: number, gapMs: number): void {
-    const g = this.growthRate(now)
-    this.bucket.rate = Math.min(this.o.maxRatePerSecond, this.bucket.rate * Math.exp(g * (gapMs / 1000)))
+  #grow(now: number, gapMs: number): void {
+    const g = this.#growthRate(now)
+    this.#bucket.rate = Math.min(this.o.maxRatePerSecond, this.#bucket.rate * Math.exp(g * (gapMs / 1000)))
   }
 
   /**
@@ -820,56 +820,56 @@ class AtbPacer implements AtbLanePacer {
    * (successes of attempts sent earlier, at a lower rate, say nothing about the current one; with
    * many in flight they would compound past it).
    */
-  private slowStartStep(now: number): void {
-    if (this.phase !== 'slowStart' || now - this.slowStart.stepAt < 1000 / this.bucket.rate) return
-    this.bucket.rate = Math.min(this.o.maxRatePerSecond, this.bucket.rate * this.o.burstStartGrowth)
-    this.slowStart.stepAt = now
+  #slowStartStep(now: number): void {
+    if (this.#phase !== 'slowStart' || now - this.#slowStart.stepAt < 1000 / this.#bucket.rate) return
+    this.#bucket.rate = Math.min(this.o.maxRatePerSecond, this.#bucket.rate * this.o.burstStartGrowth)
+    this.#slowStart.stepAt = now
   }
 
   onResult(now: number, signal: Signal): void {
-    this.inFlight = Math.max(0, this.inFlight - 1)
-    if (this.inFlight === 0 && this.lastSendAt !== undefined) this.answerMs = now - this.lastSendAt
-    if (signal.kind !== 'error') this.lump.answered(signal.kind === 'ok')
-    this.timeScale.noteAnswer(now, this.lastSendAt, this.inFlight === 0)
+    this.#inFlight = Math.max(0, this.#inFlight - 1)
+    if (this.#inFlight === 0 && this.#lastSendAt !== undefined) this.#answerMs = now - this.#lastSendAt
+    if (signal.kind !== 'error') this.#lump.answered(signal.kind === 'ok')
+    this.#timeScale.noteAnswer(now, this.#lastSendAt, this.#inFlight === 0)
     const throttled = signal.kind === 'throttled' || signal.kind === 'overloaded'
     // Judged when the lane first reaches the quota: its first 429, the quota's or congestion's alike
     // (before this one counts), unless an announced quota's pacing held it back first (delayMs).
-    if (throttled && !this.timeScale.judged) this.timeScale.noteQuotaReached(this.outcomes().counts(now, Infinity).admitted)
-    this.absorb(now, signal)
+    if (throttled && !this.#timeScale.judged) this.#timeScale.noteQuotaReached(this.#outcomes().counts(now, Infinity).admitted)
+    this.#absorb(now, signal)
     if (signal.kind === 'ok') {
-      this.firstAdmittedAt ??= now
-      this.endColdSpell()
-      this.outcomes().add(now, true)
-      this.slowStartStep(now)
-      if (this.cut.echoes > 0 && this.inFlight < this.cut.echoes) this.cut.echoes = this.inFlight
+      this.#firstAdmittedAt ??= now
+      this.#endColdSpell()
+      this.#outcomes().add(now, true)
+      this.#slowStartStep(now)
+      if (this.#cut.echoes > 0 && this.#inFlight < this.#cut.echoes) this.#cut.echoes = this.#inFlight
     } else if (throttled) {
-      this.outcomes().add(now, false)
-      if (this.calm(now)) this.becomeCalm()
+      this.#outcomes().add(now, false)
+      if (this.#calm(now)) this.#becomeCalm()
       // A 429 that an announced quota explains (nothing left) is the quota pacing's business:
       // it knows the rate, the reset and reads the fleet. Only a 429 with units left (another
       // limit) is evidence for status-only inference. (Stepped quotas were once left to the
       // inference too: with RateLimit headers that took 1.16–1.38 × the oracle at k = 1.)
-      if (this.spendingLump()) this.lumpRanOut(now, signal)
-      else if (!explainedByQuota(signal)) this.congestionEvent(now, signal)
+      if (this.#spendingLump()) this.#lumpRanOut(now, signal)
+      else if (!explainedByQuota(signal)) this.#congestionEvent(now, signal)
     }
     // 'error': a transport failure says nothing about the quota.
   }
 
   /** Take in the server's guidance (a Retry-After only while honoured). */
-  private absorb(now: number, signal: Signal): void {
+  #absorb(now: number, signal: Signal): void {
     const heard = this.o.honourRetryAfter ? signal.retryAt !== undefined || signal.remaining !== undefined : signal.remaining !== undefined
     if (!heard) return
-    const guidance = (this.guidance ??= emptyGuidance(this.lastSendAt))
-    guidance.ownDrain = this.timeScale.drainedItself
-    absorbGuidance(guidance, now, this.o.honourRetryAfter ? signal : { ...signal, retryAt: undefined }, this.inFlight)
+    const guidance = (this.#guidance ??= emptyGuidance(this.#lastSendAt))
+    guidance.ownDrain = this.#timeScale.drainedItself
+    absorbGuidance(guidance, now, this.o.honourRetryAfter ? signal : { ...signal, retryAt: undefined }, this.#inFlight)
   }
 
   retryDelayMs(now: number, failures: number, signal: Signal): number {
     const o = this.o
     let delay = 0
     const congestion = signal.kind === 'throttled' || signal.kind === 'overloaded'
-    if (this.congested() && congestion && failures > 1 && this.hasEvidence(now, this.cut.since) && !this.spendingLump()) {
-      delay = this.requestBackoffMs(now, failures)
+    if (this.#congested() && congestion && failures > 1 && this.#hasEvidence(now, this.#cut.since) && !this.#spendingLump()) {
+      delay = this.#requestBackoffMs(now, failures)
     }
     if (o.honourRetryAfter && signal.retryAt !== undefined && Number.isFinite(signal.retryAt)) {
       delay = Math.max(delay, Math.min(signal.retryAt - now, MAX_GUIDANCE_AHEAD_MS))
@@ -883,11 +883,11 @@ class AtbPacer implements AtbLanePacer {
    * a cold one (too few successes) is already backing off steeply lane-wide, and a per-request
    * backoff on top would push its second retry past a 60 s call deadline.
    */
-  private requestBackoffMs(now: number, failures: number): number {
+  #requestBackoffMs(now: number, failures: number): number {
     const o = this.o
-    const spacingMs = 1000 / this.bucket.rate
-    const factor = o.retryBackoffFactor * this.dryLaneFactor(now)
-    return Math.min(this.scaled(o.maxRetryBackoffMs), (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
+    const spacingMs = 1000 / this.#bucket.rate
+    const factor = o.retryBackoffFactor * this.#dryLaneFactor(now)
+    return Math.min(this.#scaled(o.maxRetryBackoffMs), (2 ** Math.min(failures - 1, 30) - 1) * spacingMs * factor)
   }
 
   /**
@@ -897,44 +897,44 @@ class AtbPacer implements AtbLanePacer {
    * met lately (a lane that meets one now and then, as on a continuously refilled quota, keeps
    * the plain backoff).
    */
-  private dryLaneFactor(now: number): number {
+  #dryLaneFactor(now: number): number {
     const o = this.o
-    const rejected = this.outcomes().counts(now, this.scaled(o.dryLaneWindowMs)).rejected
+    const rejected = this.#outcomes().counts(now, this.#scaled(o.dryLaneWindowMs)).rejected
     return Math.min(o.dryLaneMaxBackoffFactor, Math.max(1, rejected / o.dryLaneThrottles))
   }
 
   toJSON(now: number): PacerState {
-    const guidance = this.guidance ?? emptyGuidance()
+    const guidance = this.#guidance ?? emptyGuidance()
     const sends: Array<[number, number]> = []
-    const ring = this.sends
+    const ring = this.#sends
     if (ring !== undefined) for (let i = 0; i < ring.length; i++) if (ring.timeAt(i) <= now) sends.push([ring.timeAt(i), ring.valueAt(i)])
     return {
       kind: ATB_KIND,
       version: STATE_VERSION,
       savedAt: now,
-      createdAt: Math.min(this.createdAt, now),
-      congested: this.congested(),
-      rate: Number.isFinite(this.bucket.rate) ? this.bucket.rate : null,
-      shareEstimate: this.cut.share,
-      congestionRate: this.cut.rate,
-      tokens: Number.isFinite(this.bucket.rate) ? this.available(now) : null,
-      lastCongestionAt: this.cut.at,
-      congestedSince: this.cut.since,
+      createdAt: Math.min(this.#createdAt, now),
+      congested: this.#congested(),
+      rate: Number.isFinite(this.#bucket.rate) ? this.#bucket.rate : null,
+      shareEstimate: this.#cut.share,
+      congestionRate: this.#cut.rate,
+      tokens: Number.isFinite(this.#bucket.rate) ? this.#available(now) : null,
+      lastCongestionAt: this.#cut.at,
+      congestedSince: this.#cut.since,
       retryAt: guidance.retryAt,
       remaining: guidance.remaining ?? null,
       resetAt: guidance.resetAt ?? null,
       sentSinceHint: guidance.sentSinceHint,
-      log: this.log === undefined ? [] : this.log.toJSON().filter(([t]) => t <= now),
+      log: this.#log === undefined ? [] : this.#log.toJSON().filter(([t]) => t <= now),
       sends,
-      timeScale: { ...this.timeScale.state },
+      timeScale: { ...this.#timeScale.state },
     }
   }
 
   get ratePerSecond(): number {
-    return this.congested() ? this.bucket.rate : Infinity
+    return this.#congested() ? this.#bucket.rate : Infinity
   }
 
   tokens(now: number): number {
-    return this.congested() ? this.available(now) : Infinity
+    return this.#congested() ? this.#available(now) : Infinity
   }
 }
