@@ -132,19 +132,8 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
     submitTo(call)
   }
 
-  const attemptEnded = (call: RemoteCall<unknown>, attempt: number, outcome: AttemptOutcome<unknown> | undefined, error: unknown) => {
-    const grantedBy = call.running?.attempt === attempt ? call.running.grantedBy : undefined
-    if (grantedBy !== undefined) call.running = undefined
-    if (call.done) {
-      outcome?.discard?.()
-      return
-    }
-    call.results.set(attempt, { outcome, error })
-    const leader = call.submittedTo
-    if (leader === undefined || leader !== grantedBy || options.leaderOf(call.scope) !== leader) {
-      recover(call)
-      return
-    }
+  /** Tell `leader` what attempt `attempt` of `call` came back with. */
+  const report = (call: RemoteCall<unknown>, attempt: number, outcome: AttemptOutcome<unknown> | undefined, error: unknown, leader: string) => {
     if (outcome !== undefined) {
       const payload: TabPayload = {
         type: TAB_MESSAGE.outcome,
@@ -160,6 +149,25 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
       const finalReason = call.job.finalFailure?.(error)
       post({ type: TAB_MESSAGE.failed, id: call.id, attempt, error: toErrorData(error), ...(finalReason !== undefined ? { finalReason } : {}) }, leader)
     }
+  }
+
+  const attemptEnded = (call: RemoteCall<unknown>, attempt: number, outcome: AttemptOutcome<unknown> | undefined, error: unknown) => {
+    const grantedBy = call.running?.attempt === attempt ? call.running.grantedBy : undefined
+    if (grantedBy !== undefined) call.running = undefined
+    if (call.done) {
+      // The call ended with this attempt out (the leader's deadline): its lane still counts the
+      // attempt in flight and learns from its answer, as a tab's own lane does from an abandoned one.
+      if (grantedBy !== undefined) report(call, attempt, outcome, error, grantedBy)
+      outcome?.discard?.()
+      return
+    }
+    call.results.set(attempt, { outcome, error })
+    const leader = call.submittedTo
+    if (leader === undefined || leader !== grantedBy || options.leaderOf(call.scope) !== leader) {
+      recover(call)
+      return
+    }
+    report(call, attempt, outcome, error, leader)
   }
 
   const startAttempt = (call: RemoteCall<unknown>, attempt: number, grantedBy: string) => {
@@ -240,8 +248,9 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
     if (signal !== undefined) {
       call.onAbort = () => {
         if (!end(untyped)) return
-        call.running?.controller.abort(signal.reason)
+        // The cancel goes first: the leader ends the attempt at once, not as a failure it might retry.
         leaveCall(untyped)
+        call.running?.controller.abort(signal.reason)
         sink.reject(signal.reason)
       }
       signal.addEventListener('abort', call.onAbort)

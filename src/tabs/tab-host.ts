@@ -29,7 +29,8 @@ class RemoteFailure extends Error {
 }
 
 function discardRemote(this: AttemptOutcome<AttemptRef> & { job: RemoteJob }): void {
-  this.job.send({ type: TAB_MESSAGE.discard, id: this.job.id, attempt: this.value.attempt })
+  // Once the call has ended, the follower has let go of every response already.
+  if (!this.job.settled) this.job.send({ type: TAB_MESSAGE.discard, id: this.job.id, attempt: this.value.attempt })
 }
 
 class RemoteJob implements Job<AttemptRef>, Settlement<AttemptRef> {
@@ -53,6 +54,11 @@ class RemoteJob implements Job<AttemptRef>, Settlement<AttemptRef> {
   pending: { attempt: number; report: AttemptReport<AttemptRef>; stopWatch: () => void } | undefined
   /** Settled silently: the follower cancelled, left, or this tab stopped leading. */
   silenced = false
+  /**
+   * The lane ended the call (resolve or reject). A grant still out (a deadline passed in flight)
+   * keeps the job known until the follower answers it, so the lane hears that attempt end.
+   */
+  settled = false
 
   constructor(host: HostContext, tab: string, id: number, spec: CallSpec, now: number) {
     this.host = host
@@ -99,6 +105,19 @@ class RemoteJob implements Job<AttemptRef>, Settlement<AttemptRef> {
     pending.stopWatch()
     if (outcome !== undefined) pending.report.done(outcome)
     else pending.report.failed(failure)
+    if (this.settled) this.host.forget(this)
+  }
+
+  /**
+   * Nobody will answer the pending grant (the follower cancelled, left, or answers another
+   * leader now): end the attempt in the lane, or the lane counts it in flight for ever.
+   */
+  abandon(reason: unknown): void {
+    const pending = this.pending
+    if (pending === undefined) return
+    this.pending = undefined
+    pending.stopWatch()
+    pending.report.failed(reason)
   }
 
   finalFailure(error: unknown): string | undefined {
@@ -124,6 +143,7 @@ class RemoteJob implements Job<AttemptRef>, Settlement<AttemptRef> {
 
 interface HostContext {
   send(payload: TabPayload, to: string): void
+  /** The lane is done with the job (it ended, and no grant of it is unanswered). */
   forget(job: RemoteJob): void
 }
 
@@ -170,6 +190,8 @@ export function createTabHost(options: TabHostOptions): TabHost {
       if (!closed) channel.post(tabMessage(payload, tabId, to))
     },
     forget: (job) => {
+      job.settled = true
+      if (job.pending !== undefined) return
       if (jobs.get(job.key) === job) jobs.delete(job.key)
       checkIdle()
     },
@@ -177,9 +199,11 @@ export function createTabHost(options: TabHostOptions): TabHost {
 
   const silence = (job: RemoteJob) => {
     job.silenced = true
-    jobs.delete(job.key)
+    if (jobs.get(job.key) === job) jobs.delete(job.key)
     checkIdle()
-    job.controller.abort(new DOMException('polite-fetch: the call left this leader', 'AbortError'))
+    const left = new DOMException('polite-fetch: the call left this leader', 'AbortError')
+    job.controller.abort(left)
+    job.abandon(left)
   }
 
   const listen = (event: string) => {

@@ -1,65 +1,11 @@
 // @vitest-environment happy-dom
-// Several "tabs" in one process: each a createTabLimiter under its own createClient, talking
-// over the real BroadcastChannel; Web Locks from fake-locks.ts (browsers only), or none.
+// Several "tabs" in one process (harness.ts), talking over the real BroadcastChannel.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createClient, type Client } from '../../src/client/create-client.js'
 import { DeadlineError, PoliteFetchError } from '../../src/client/errors.js'
-import { none } from '../../src/core/pacers/index.js'
-import { createTabLimiter, type TabLimiter, type TabLimiterOptions } from '../../src/tabs/create-tab-limiter.js'
-import type { LockManagerLike } from '../../src/tabs/leader-election.js'
 import { fakeLocks } from './fake-locks.js'
+import { API, closeTabs, held, leadWith, newGroup, ok, openTab, type Upstream } from './harness.js'
 
-const API = 'https://api.example'
-type Upstream = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
-
-interface Tab {
-  limiter: TabLimiter
-  client: Client
-  sent: { url: string; body: string | undefined }[]
-}
-
-let tabs: Tab[] = []
-let groupSeq = 0
-
-afterEach(async () => {
-  await Promise.all(tabs.map((t) => t.limiter.close()))
-  tabs = []
-})
-
-function newGroup(): string {
-  return `tabs-test-${++groupSeq}-${Math.random().toString(36).slice(2)}`
-}
-
-function openTab(group: string, locks: LockManagerLike | null, upstream: Upstream, options: TabLimiterOptions = {}): Tab {
-  const sent: Tab['sent'] = []
-  const limiter = createTabLimiter({ group, locks, strategy: none(), ...options })
-  const fetch: Upstream = async (input, init) => {
-    const body = init?.body === undefined || init.body === null ? undefined : await new Response(init.body).text()
-    sent.push({ url: String(input), body })
-    return upstream(input, init)
-  }
-  const tab = { limiter, client: createClient({ limiter, fetch }), sent }
-  tabs.push(tab)
-  return tab
-}
-
-const ok: Upstream = async () => new Response('ok', { status: 200 })
-
-/** A response the test releases by hand; its attempt stays in flight until then. */
-function held() {
-  const releases: ((response: Response) => void)[] = []
-  const upstream: Upstream = (_input, init) =>
-    new Promise<Response>((resolve, reject) => {
-      releases.push(resolve)
-      init?.signal?.addEventListener('abort', () => reject(init.signal?.reason))
-    })
-  return { upstream, releases }
-}
-
-async function leadWith(tab: Tab): Promise<void> {
-  expect((await tab.client.fetch(`${API}/warm`)).status).toBe(200)
-  expect(tab.limiter.info().leaders[API]).toBe(tab.limiter.tabId)
-}
+afterEach(closeTabs)
 
 describe('createTabLimiter with Web Locks', () => {
   it("hands the leader everything a follower's response said: x-should-retry: true makes a 500 retried", async () => {
