@@ -205,8 +205,12 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
     if (!('id' in message)) return
     const call = calls.get(message.id)
     // Only the leader the call is submitted to speaks for it: a stale grant from a leader
-    // that handed over must not send a request twice.
-    if (call === undefined || call.done || call.submittedTo !== message.from) return
+    // that handed over must not send a request twice. Such a leader waits for an answer to
+    // its grant with a slot of its lane taken: cancel frees it.
+    if (call === undefined || call.done || call.submittedTo !== message.from) {
+      if (message.type === TAB_MESSAGE.grant) post({ type: TAB_MESSAGE.cancel, id: message.id }, message.from)
+      return
+    }
     switch (message.type) {
       case TAB_MESSAGE.grant:
         if (call.running === undefined && message.attempt === call.attempts + 1) startAttempt(call, message.attempt, message.from)
