@@ -18,8 +18,8 @@
 // total; ids beyond those share one overflow entry, and a new scope beyond them is refused
 // (never evicting a live one). Callers that pass no source (the simulator) are trusted,
 // and each of their clients is its own source.
-import { median } from './median.js'
 import { learnableQuotaPerSecond, PROTOCOL_VERSION } from './protocol.js'
+import { RankedMultiset } from './ranked-multiset.js'
 import { RecencyMap } from './recency-map.js'
 import type { TelemetryReply, TelemetryReport } from './protocol.js'
 
@@ -147,6 +147,32 @@ export interface Aggregator {
   readonly options: ResolvedAggregatorOptions
 }
 
+/** A scope's per-source bounds, the sums of what its sources count for under them, and its learned quota. */
+export interface ScopeBounds {
+  capClients: number
+  capWeight: number
+  countedClients: number
+  countedWeight: number
+  medianQuotaPerSecond: number | undefined
+}
+
+/** A scope's bounds as kept, as its ordered sets give them now, and its sources: see `inspectScope`. */
+export interface ScopeInspection {
+  kept: ScopeBounds
+  fromSets: ScopeBounds
+  sources: { trusted: boolean; clients: number; weight: number; quota: number | undefined }[]
+}
+
+const inspectors = new WeakMap<Aggregator, (scope: string) => ScopeInspection | undefined>()
+
+/**
+ * For tests, not the package's API: what `aggregator` holds for `scope`, so a test can recount
+ * its sources from scratch and hold the incremental state to that recount after every step.
+ */
+export function inspectScope(aggregator: Aggregator, scope: string): ScopeInspection | undefined {
+  return inspectors.get(aggregator)?.(scope)
+}
+
 interface SourceEntry {
   trusted: boolean
   /** Active client entries of this source in the scope, and the sum of their weights. */
@@ -186,6 +212,18 @@ interface ScopeState {
   capWeight: number
   countedClients: number
   countedWeight: number
+  /**
+   * Every source's clients and weight, and the hints of those with one, kept in order as they
+   * change, so the bounds are found again in O(log n) instead of a sort over all sources; and
+   * the untrusted sources' apart (what they count for is capped), the trusted ones' as sums.
+   */
+  sourceClients: RankedMultiset
+  sourceWeights: RankedMultiset
+  sourceHints: RankedMultiset
+  untrustedClients: RankedMultiset
+  untrustedWeights: RankedMultiset
+  trustedClients: number
+  trustedWeight: number
   /** Active-bucket index up to which expired clients have been swept. */
   sweptIndex: number
   /**
@@ -251,6 +289,13 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       capWeight: Infinity,
       countedClients: 0,
       countedWeight: 0,
+      sourceClients: new RankedMultiset(),
+      sourceWeights: new RankedMultiset(),
+      sourceHints: new RankedMultiset(),
+      untrustedClients: new RankedMultiset(),
+      untrustedWeights: new RankedMultiset(),
+      trustedClients: 0,
+      trustedWeight: 0,
       sweptIndex: Math.floor(now / o.activeBucketMs),
       slotIndex: new Array<number>(slots).fill(-Infinity),
       slotAttempts: new Array<number>(slots).fill(0),
@@ -265,38 +310,73 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
   const countedClientsOf = (state: ScopeState, source: SourceEntry) => (source.trusted ? source.clients : Math.min(source.clients, state.capClients))
   const countedWeightOf = (state: ScopeState, source: SourceEntry) => (source.trusted ? source.weight : Math.min(source.weight, state.capWeight))
 
-  /** Bounds from the median source, the sums under them, and the median quota hint. */
+  /**
+   * Bounds from the median source, the sums under them, and the median quota hint: what a
+   * sort of every source's counts gives, read from the ordered sets in O(log n).
+   */
   function recompute(state: ScopeState): void {
-    const clients: number[] = []
-    const weights: number[] = []
-    const hints: number[] = []
-    for (const source of state.sources.values()) {
-      clients.push(source.clients)
-      weights.push(source.weight)
-      if (source.quota !== undefined) hints.push(source.quota)
+    const bounds = boundsOf(state)
+    state.capClients = bounds.capClients
+    state.capWeight = bounds.capWeight
+    state.countedClients = bounds.countedClients
+    state.countedWeight = bounds.countedWeight
+    state.medianQuotaPerSecond = bounds.medianQuotaPerSecond
+  }
+
+  function boundsOf(state: ScopeState): ScopeBounds {
+    const capClients = Math.ceil(o.sourceMedianMultiple * (state.sourceClients.median() ?? 1))
+    const capWeight = Math.ceil(o.sourceMedianMultiple * (state.sourceWeights.median() ?? 1))
+    return {
+      capClients,
+      capWeight,
+      countedClients: state.trustedClients + state.untrustedClients.cappedSum(capClients),
+      countedWeight: state.trustedWeight + state.untrustedWeights.cappedSum(capWeight),
+      medianQuotaPerSecond: state.sourceHints.size >= o.minQuotaSources ? state.sourceHints.median() : undefined,
     }
-    state.capClients = Math.ceil(o.sourceMedianMultiple * (median(clients) ?? 1))
-    state.capWeight = Math.ceil(o.sourceMedianMultiple * (median(weights) ?? 1))
-    let countedClients = 0
-    let countedWeight = 0
-    for (const source of state.sources.values()) {
-      countedClients += countedClientsOf(state, source)
-      countedWeight += countedWeightOf(state, source)
+  }
+
+  /** Put a source's clients and weight in the scope's ordered sets (it has just joined, or changed). */
+  function listSource(state: ScopeState, source: SourceEntry): void {
+    state.sourceClients.add(source.clients)
+    state.sourceWeights.add(source.weight)
+    if (source.trusted) {
+      state.trustedClients += source.clients
+      state.trustedWeight += source.weight
+    } else {
+      state.untrustedClients.add(source.clients)
+      state.untrustedWeights.add(source.weight)
     }
-    state.countedClients = countedClients
-    state.countedWeight = countedWeight
-    state.medianQuotaPerSecond = hints.length >= o.minQuotaSources ? median(hints) : undefined
+  }
+
+  /** Take a source's clients and weight out of the ordered sets (it leaves, or is about to change). */
+  function unlistSource(state: ScopeState, source: SourceEntry): void {
+    state.sourceClients.delete(source.clients)
+    state.sourceWeights.delete(source.weight)
+    if (source.trusted) {
+      state.trustedClients -= source.clients
+      state.trustedWeight -= source.weight
+    } else {
+      state.untrustedClients.delete(source.clients)
+      state.untrustedWeights.delete(source.weight)
+    }
   }
 
   function removeClient(state: ScopeState, id: string, entry: ClientEntry): void {
     state.clients.delete(id)
-    entry.source.clients -= 1
-    entry.source.weight -= entry.weight
+    const source = entry.source
+    unlistSource(state, source)
+    source.clients -= 1
+    source.weight -= entry.weight
     if (entry.tracked) {
       state.tracked--
       trackedTotal--
     }
-    if (entry.source.clients === 0) state.sources.delete(entry.sourceKey)
+    if (source.clients === 0) {
+      state.sources.delete(entry.sourceKey)
+      if (source.quota !== undefined) state.sourceHints.delete(source.quota)
+    } else {
+      listSource(state, source)
+    }
   }
 
   function sweep(state: ScopeState, activeIndex: number): void {
@@ -431,22 +511,27 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     }
     // A new client in a source at or below the bound may move the median; one above it cannot
     // (a source above twice the median is above the median). Weights alone move the bounds at
-    // the next sweep (every active bucket), so a report costs a sort only when the fleet changes.
+    // the next sweep (every active bucket): the Redis script keeps the same moments, and the
+    // bounds between them are what both stores answer with.
     const movesMedian = createdSource || (createdEntry && source.clients <= state.capClients)
     const beforeClients = createdSource ? 0 : countedClientsOf(state, source)
     const beforeWeight = createdSource ? 0 : countedWeightOf(state, source)
     if (createdSource) state.sources.set(entry.sourceKey, source)
-    if (createdEntry) {
-      state.clients.set(id, entry)
-      source.clients += 1
-      if (entry.tracked) {
-        state.tracked++
-        trackedTotal++
-      }
-    }
     const weight = entry.tracked ? backlogWeight(o, input.backlog) : 1
-    source.weight += weight - entry.weight
-    entry.weight = weight
+    if (createdEntry || weight !== entry.weight) {
+      if (!createdSource) unlistSource(state, source)
+      if (createdEntry) {
+        state.clients.set(id, entry)
+        source.clients += 1
+        if (entry.tracked) {
+          state.tracked++
+          trackedTotal++
+        }
+      }
+      source.weight += weight - entry.weight
+      entry.weight = weight
+      listSource(state, source)
+    }
     entry.activeIndex = activeIndex
     if (input.seq !== undefined && entry.tracked) entry.seq = input.seq
     if (movesMedian) {
@@ -484,6 +569,8 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     if (learned !== undefined) {
       if (trusted) state.trustedQuotaPerSecond = learned
       if (source.quota !== learned) {
+        if (source.quota !== undefined) state.sourceHints.delete(source.quota)
+        state.sourceHints.add(learned)
         source.quota = learned
         recompute(state)
       }
@@ -542,7 +629,7 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     })
   }
 
-  return {
+  const aggregator: Aggregator = {
     report: (input, now, configured, from) => {
       const result = record(input, now, configured, from)
       return result.ok ? result.reply : read(input.scope, now, configured)
@@ -555,6 +642,17 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     clientCount: () => trackedTotal,
     options: o,
   }
+  inspectors.set(aggregator, (scope) => {
+    const state = scopes.get(scope)
+    if (!state) return undefined
+    const { capClients, capWeight, countedClients, countedWeight, medianQuotaPerSecond } = state
+    return {
+      kept: { capClients, capWeight, countedClients, countedWeight, medianQuotaPerSecond },
+      fromSets: boundsOf(state),
+      sources: [...state.sources.values()].map(({ trusted, clients, weight, quota }) => ({ trusted, clients, weight, quota })),
+    }
+  })
+  return aggregator
 }
 
 /**
