@@ -15,6 +15,7 @@ import { createFollowerCalls } from './follower-calls.js'
 import { createElection, fixedLeader, type ElectionEvents, type LockManagerLike } from './leader-election.js'
 import { broadcastTabChannel, type TabChannel } from './tab-channel.js'
 import { createTabHost } from './tab-host.js'
+import { lockPresence } from './tab-presence.js'
 
 export interface TabLimiterOptions extends LimiterOptions {
   /** Tabs share lanes with the tabs of the same group (default `polite-fetch`). */
@@ -94,11 +95,10 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
       followers.leaderChanged(scope, leader)
     },
   }
-  const election =
-    fixed !== undefined
-      ? fixedLeader(fixed)
-      : createElection({ tabId, group, channel, locks: locksOption === null ? undefined : (locksOption ?? defaultLocks()), onError: report, events })
-  const host = createTabHost({ tabId, channel, limiter: local, now, onError: report, leads: (scope) => election.leaderOf(scope) === tabId })
+  const locks = locksOption === null ? undefined : (locksOption ?? defaultLocks())
+  const presence = lockPresence(locks, group, tabId, report)
+  const election = fixed !== undefined ? fixedLeader(fixed) : createElection({ tabId, group, channel, locks, onError: report, events })
+  const host = createTabHost({ tabId, channel, limiter: local, now, presence, onError: report, leads: (scope) => election.leaderOf(scope) === tabId })
   const followers = createFollowerCalls({
     tabId,
     local,
@@ -150,6 +150,7 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
     post({ type: TAB_MESSAGE.bye })
     election.close()
     host.close()
+    presence.close()
     closed = true
     followers.closeAll()
     for (const resolve of statsWaiters.values()) resolve(undefined)

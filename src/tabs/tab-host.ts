@@ -9,6 +9,7 @@ import type { Signal } from '../core/types.js'
 import { TAB_MESSAGE, tabMessage, type CallSpec, type TabMessage, type TabPayload } from '../protocol/tab-messages.js'
 import { toCloneable } from '../protocol/worker-messages.js'
 import type { TabChannel } from './tab-channel.js'
+import type { Presence } from './tab-presence.js'
 import { toErrorData } from './tab-errors.js'
 
 /**
@@ -162,6 +163,8 @@ export interface TabHostOptions {
   /** Does this tab lead `scope` now? Calls for other scopes are not ours to run. */
   leads(scope: string): boolean
   now(): number
+  /** Tells when a tab that sent calls dies without a bye (a crash); none: only bye tells. */
+  presence?: Presence
   onError?: (error: unknown) => void
 }
 
@@ -227,6 +230,13 @@ export function createTabHost(options: TabHostOptions): TabHost {
     }
   }
 
+  /** The tab is gone: its calls end, nobody is left to send them. */
+  const leave = (tab: string) => {
+    for (const job of [...jobs.values()]) if (job.tab === tab) silence(job)
+    subscribers.delete(tab)
+  }
+  const watch = (tab: string) => options.presence?.watch(tab, () => leave(tab))
+
   const outcomeOf = (job: RemoteJob, attempt: number, signal: Signal, retryable: boolean, neutral: boolean, reason: string | undefined) => {
     const outcome = { job, signal, value: { attempt }, retryable, neutral, reason } as AttemptOutcome<AttemptRef> & { job: RemoteJob }
     outcome.discard = discardRemote
@@ -249,6 +259,7 @@ export function createTabHost(options: TabHostOptions): TabHost {
         case TAB_MESSAGE.call: {
           // A resubmission after a lost message, or a call for a scope we do not lead: ignore.
           if (jobs.has(key) || !leads(message.call.scope)) return
+          watch(message.from)
           const job = new RemoteJob(context, message.from, message.id, message.call, now())
           jobs.set(key, job)
           limiter.submit(job, job)
@@ -273,12 +284,12 @@ export function createTabHost(options: TabHostOptions): TabHost {
           return
         case TAB_MESSAGE.bye: {
           if (message.scope !== undefined) return
-          // The follower tab is gone: its calls end, nobody is left to send them.
-          for (const job of [...jobs.values()]) if (job.tab === message.from) silence(job)
-          subscribers.delete(message.from)
+          options.presence?.unwatch(message.from)
+          leave(message.from)
           return
         }
         case TAB_MESSAGE.subscribe: {
+          watch(message.from)
           const set = subscribers.get(message.from) ?? new Set<string>()
           for (const event of message.events) {
             if (!isLimiterEvent(event)) continue

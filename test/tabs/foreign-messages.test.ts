@@ -66,6 +66,8 @@ describe('foreign and replayed messages on the tab channel', () => {
       { v, type: 'polite-fetch:tab:settle', from: leaderId, to: followerId, id: 99, attempt: 0 },
       { v, type: 'polite-fetch:tab:call', from: 'ghost', to: leaderId, id: 1, call: { scope: API, cost: Number.NaN } },
       { v, type: 'polite-fetch:tab:call', from: 'ghost', to: leaderId, id: 1, call: 'call' },
+      // Well formed, from a tab that does not exist (or died right after posting): no lock of its own.
+      { v, type: 'polite-fetch:tab:call', from: 'ghost', to: leaderId, id: 2, call: { scope: API, cost: 1, deadlineAt: Date.now() + 60_000, retryBudget: 3, retryErrors: false, attemptsDone: 0 } },
       { v, type: 'polite-fetch:tab:outcome', from: followerId, to: leaderId, id: 1, attempt: 1, signal: { kind: 'teapot', status: 418 } },
       { v, type: 'polite-fetch:tab:reject', from: leaderId, to: followerId, id: 1, error: { name: huge, message: 7 } },
       { v, type: 'polite-fetch:tab:subscribe', from: 'ghost', events: ['__proto__', 'toString', huge] },

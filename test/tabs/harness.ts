@@ -6,6 +6,8 @@ import { createClient, type Client } from '../../src/client/create-client.js'
 import { none } from '../../src/core/pacers/index.js'
 import { createTabLimiter, type TabLimiter, type TabLimiterOptions } from '../../src/tabs/create-tab-limiter.js'
 import type { LockManagerLike } from '../../src/tabs/leader-election.js'
+import { broadcastTabChannel } from '../../src/tabs/tab-channel.js'
+import type { FakeLocks } from './fake-locks.js'
 
 export const API = 'https://api.example'
 export type Upstream = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
@@ -56,4 +58,18 @@ export function held() {
 export async function leadWith(tab: Tab): Promise<void> {
   expect((await tab.client.fetch(`${API}/warm`)).status).toBe(200)
   expect(tab.limiter.info().leaders[API]).toBe(tab.limiter.tabId)
+}
+
+/** A tab that can die without a word: its channel goes quiet and the browser releases its locks. */
+export function openCrashableTab(group: string, locks: FakeLocks, upstream: Upstream, options: TabLimiterOptions = {}): Tab & { crash(): void } {
+  const own = locks.tab()
+  const channel = broadcastTabChannel(group)
+  const tab = openTab(group, own, upstream, { channel, ...options })
+  return {
+    ...tab,
+    crash() {
+      own.crash()
+      channel?.close()
+    },
+  }
 }

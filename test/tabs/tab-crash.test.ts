@@ -1,0 +1,50 @@
+// @vitest-environment happy-dom
+// A tab that dies without pagehide (a crash, a killed renderer, a discarded tab): no bye on
+// the channel, only the browser releasing its locks. Every call of the tabs left must still
+// settle, and the leader's lane must not keep a dead tab's calls or slots.
+import { afterEach, describe, expect, it } from 'vitest'
+import { fakeLocks } from './fake-locks.js'
+import { API, closeTabs, held, leadWith, newGroup, ok, openCrashableTab, openTab } from './harness.js'
+
+afterEach(closeTabs)
+
+describe('a tab that crashes', () => {
+  it('the leader, with calls of a follower queued and one in flight: another tab leads, every call settles, none is sent twice', async () => {
+    const group = newGroup()
+    const locks = fakeLocks()
+    const leader = openCrashableTab(group, locks, ok, { maxInFlight: 1 })
+    await leadWith(leader)
+    const next = openTab(group, locks.tab(), ok, { maxInFlight: 1 }) // queues for the lock first
+    expect((await next.client.fetch(`${API}/n`)).status).toBe(200)
+    const blocker = held()
+    const follower = openTab(group, locks.tab(), blocker.upstream)
+    const calls = [1, 2, 3].map((i) => follower.client.fetch(`${API}/f${i}`))
+    await expect.poll(() => follower.sent.length).toBe(1)
+    await expect.poll(() => leader.limiter.stats()[0]?.queued).toBe(2)
+    leader.crash()
+    await expect.poll(() => follower.limiter.info().leaders[API]).toBe(next.limiter.tabId)
+    blocker.releases[0]!(new Response('one'))
+    await expect.poll(() => blocker.releases.length).toBe(2)
+    blocker.releases[1]!(new Response('two'))
+    await expect.poll(() => blocker.releases.length).toBe(3)
+    blocker.releases[2]!(new Response('three'))
+    expect(await Promise.all(calls.map(async (c) => (await c).text()))).toEqual(['one', 'two', 'three'])
+    expect(follower.sent.map((s) => s.url)).toEqual([`${API}/f1`, `${API}/f2`, `${API}/f3`])
+    expect(next.limiter.stats()[0]).toMatchObject({ attempts: 2, successes: 2, inFlight: 0 }) // f2 and f3
+  })
+
+  it("a follower, with its attempt in flight and calls queued: the leader drops them and frees the lane's slot", async () => {
+    const group = newGroup()
+    const locks = fakeLocks()
+    const leader = openTab(group, locks.tab(), ok, { maxInFlight: 1 })
+    await leadWith(leader)
+    const blocker = held()
+    const follower = openCrashableTab(group, locks, blocker.upstream)
+    for (const i of [1, 2, 3]) void follower.client.fetch(`${API}/f${i}`).catch(() => {})
+    await expect.poll(() => follower.sent.length).toBe(1)
+    await expect.poll(() => leader.limiter.stats()[0]?.queued).toBe(2)
+    follower.crash()
+    await expect.poll(() => leader.limiter.stats()[0]).toMatchObject({ inFlight: 0, queued: 0 })
+    expect((await leader.client.fetch(`${API}/after`)).status).toBe(200)
+  })
+})
