@@ -41,14 +41,14 @@ export class LaneRegistry {
     if (lane !== undefined) return lane
     const persistence = this.persistence
     if (persistence === undefined) {
-      lane = new Lane(scope, this.createPacer(now, undefined), now)
+      lane = new Lane(scope, this.#createPacer(now, undefined), now)
     } else {
       // Calls queue until the saved state is back (or known absent): resuming a
       // congested scope with a fresh, unthrottled pacer would burst into its quota.
       lane = new Lane(scope, undefined, now)
       const restoring = lane
       void persistence.restore(scope).then((state) => {
-        restoring.pacer = this.createPacer(this.#o.clock.now(), state)
+        restoring.pacer = this.#createPacer(this.#o.clock.now(), state)
         this.onWake(restoring)
       })
     }
@@ -68,7 +68,7 @@ export class LaneRegistry {
     return lane
   }
 
-  createPacer(now: number, state: PacerState | undefined): Pacer {
+  #createPacer(now: number, state: PacerState | undefined): Pacer {
     const { strategy, random } = this.#o
     if (state !== undefined) {
       try {
@@ -92,7 +92,7 @@ export class LaneRegistry {
     } catch {
       return
     }
-    lane.pacer = this.createPacer(now, state)
+    lane.pacer = this.#createPacer(now, state)
   }
 
   scheduleWake(lane: Lane, at: number, now: number): void {

@@ -38,10 +38,10 @@ type ScaleConstants = Pick<AtbConstants, 'drainBandLowMs' | 'drainBandHighMs' | 
 export class LaneTimeScale {
   // Until the measurement: the lane's sends since its first admission, and how many of them were
   // eager (another attempt still out, or sent within one answer time of the previous answer).
-  private sends = 0
-  private eagerSends = 0
-  private answeredAt = -Infinity
-  private answerMs = 0
+  #sends = 0
+  #eagerSends = 0
+  #answeredAt = -Infinity
+  #answerMs = 0
   /**
    * Whether the lane drained the quota itself: saturated (see below) until it first reached the
    * quota, with at least minSamples admissions (a script's loop, a batch's burst). Its later 429s then say first
@@ -49,7 +49,7 @@ export class LaneTimeScale {
    * Not saved: a restored lane does without.
    */
   drainedItself = false
-  private drainJudged = false
+  #drainJudged = false
 
   constructor(
     private readonly o: ScaleConstants,
@@ -59,17 +59,17 @@ export class LaneTimeScale {
   /** A send at `now` with `inFlight` other attempts of the lane out, `admitted`: the lane has been admitted before. */
   noteSend(now: number, inFlight: number, admitted: boolean): void {
     if (this.state.measured || !admitted) return
-    this.sends++
+    this.#sends++
     // Within an epoch time's float noise of the answer time is on it: a send at its answer's
     // instant reads a gap of 0 at one time scale and of one ulp at another.
-    if (inFlight > 0 || now - this.answeredAt <= this.answerMs + Math.abs(now) * EPOCH_TIE_RATIO) this.eagerSends++
+    if (inFlight > 0 || now - this.#answeredAt <= this.#answerMs + Math.abs(now) * EPOCH_TIE_RATIO) this.#eagerSends++
   }
 
   /** An answer at `now` to the lane's only attempt out, sent at `sentAt`: the lane's answer time. */
   noteAnswer(now: number, sentAt: number | undefined, alone: boolean): void {
     if (this.state.measured) return
-    this.answeredAt = now
-    if (alone && sentAt !== undefined) this.answerMs = now - sentAt
+    this.#answeredAt = now
+    if (alone && sentAt !== undefined) this.#answerMs = now - sentAt
   }
 
   /**
@@ -78,14 +78,14 @@ export class LaneTimeScale {
    * admitted before: whether the lane drained the quota itself. Judged once.
    */
   noteQuotaReached(admissions: number): void {
-    if (this.drainJudged) return
-    this.drainJudged = true
-    this.drainedItself = this.saturated() && admissions >= this.o.minSamples
+    if (this.#drainJudged) return
+    this.#drainJudged = true
+    this.drainedItself = this.#saturated() && admissions >= this.o.minSamples
   }
 
   /** Whether the lane has reached the quota (see noteQuotaReached). */
   get judged(): boolean {
-    return this.drainJudged
+    return this.#drainJudged
   }
 
   /**
@@ -93,8 +93,8 @@ export class LaneTimeScale {
    * outran it, so the drain measured the lane's own speed against the quota's size, not the
    * quota's time scale (a script looping over items drains a 60-per-hour quota in a second).
    */
-  private saturated(): boolean {
-    return 2 * this.eagerSends > this.sends
+  #saturated(): boolean {
+    return 2 * this.#eagerSends > this.#sends
   }
 
   /** The lane's time scale: 1 = the paper's. */
@@ -117,7 +117,7 @@ export class LaneTimeScale {
     if (drainMs === undefined) return
     // Coming late only ever shortens a drain: a long one counts from the lane's first admission.
     if (drainMs > this.o.drainBandHighMs) this.state.drain = drainMs / this.o.drainReferenceMs
-    else if (drainMs < this.o.drainBandLowMs && alone && !this.saturated() && admissions >= this.o.drainShortMinAdmissions) {
+    else if (drainMs < this.o.drainBandLowMs && alone && !this.#saturated() && admissions >= this.o.drainShortMinAdmissions) {
       this.state.drain = Math.max(drainMs, 1) / shortDrainReferenceMs(this.o)
     }
   }

@@ -39,7 +39,7 @@ export class TimeBase {
   }
 
   /** Epoch ms of the response's `Date` header; undefined when absent, malformed or absurd. */
-  serverDateMs(): number | undefined {
+  #serverDateMs(): number | undefined {
     if (this.#serverDate === null) {
       const field = readField(this.#headers, 'date')
       const parsed = field === undefined ? undefined : parseHttpDate(field, this.now)
@@ -59,7 +59,7 @@ export class TimeBase {
   /** An absolute epoch-ms moment from the server, on our clock (see the rules above). */
   atMoment(epochMs: number): number | undefined {
     if (!Number.isFinite(epochMs)) return undefined
-    const serverDate = this.serverDateMs()
+    const serverDate = this.#serverDateMs()
     const local = serverDate === undefined ? epochMs : epochMs - skewMs(serverDate, this.now)
     if (local - this.now > MAX_HORIZON_MS) return undefined
     return within(Math.max(local, this.now), this.now)
