@@ -191,9 +191,12 @@ export function createElection(options: ElectionOptions): Election {
         case TAB_MESSAGE.bye: {
           for (const [scope, state] of scopes) {
             if (state.leader !== message.from || (message.scope !== undefined && message.scope !== scope)) continue
-            // With locks the browser passes the lock on and the new holder says hello.
             setLeader(scope, state, undefined)
-            if (!locks) bid(scope, state)
+            // With locks the browser passes the lock on and the new holder says hello; but the
+            // channel orders one sender's messages, not two senders': the new holder's hello
+            // may have come before this bye (after a late hello of the old leader), so ask.
+            if (locks) post({ type: TAB_MESSAGE.who, scope })
+            else bid(scope, state)
           }
           return
         }
