@@ -16,7 +16,8 @@
 // sources, or a trusted reporter's hint. Memory is bounded per source and per aggregator:
 // scopes a source may touch, client ids tracked per source and scope, per scope and in
 // total; ids beyond those share one overflow entry, and a new scope beyond them is refused
-// (never evicting a live one). Callers that pass no source (the simulator) are trusted,
+// (never evicting a live one). The records of which scopes each source touched are bounded in
+// total too; beyond that the least recently reporting sources' are forgotten. Callers that pass no source (the simulator) are trusted,
 // and each of their clients is its own source.
 import { learnableQuotaPerSecond, PROTOCOL_VERSION } from './protocol.js'
 import { RankedMultiset } from './ranked-multiset.js'
@@ -48,6 +49,12 @@ export interface AggregatorOptions {
   maxScopesPerSource?: number
   /** Client ids tracked per untrusted source and scope. Default 64. */
   maxClientsPerSource?: number
+  /**
+   * Records of which scopes each untrusted source reported on (what `maxScopesPerSource`
+   * counts), over all sources; beyond this the sources that reported least recently are
+   * forgotten. Default 100 000.
+   */
+  maxScopeClaims?: number
   /** An untrusted source counts for at most this multiple of the scope's median source. Default 2. */
   sourceMedianMultiple?: number
   /** Distinct sources whose hints must agree (their median) before a quota is learned. Default 3. */
@@ -69,6 +76,11 @@ export const DEFAULT_AGGREGATOR_OPTIONS: ResolvedAggregatorOptions = {
   maxClients: 100_000,
   maxScopesPerSource: 256,
   maxClientsPerSource: 64,
+  // As many as the ids the aggregator tracks (`maxClients`): each tracked id is one source's on
+  // one scope, so a fleet the id cap holds fits. A record costs about 150 B of heap; unbounded,
+  // 8,000 addresses × 250 scopes (well within one 70 s window at the endpoint's rate) held
+  // 2,000,000 of them: 348 MiB of heap for the tenant, against 76 MiB with this cap.
+  maxScopeClaims: 100_000,
   sourceMedianMultiple: 2,
   minQuotaSources: 3,
 }
@@ -142,6 +154,8 @@ export interface Aggregator {
   scopeCount(): number
   /** Number of client ids currently tracked (overflow entries excluded). */
   clientCount(): number
+  /** Number of (untrusted source, scope) records held for `maxScopesPerSource`. */
+  scopeClaimCount(): number
   /** Drop scopes (and sources' scope lists) idle for longer than the active window. Called by `report` too. */
   prune(now: number): void
   readonly options: ResolvedAggregatorOptions
@@ -171,6 +185,12 @@ const inspectors = new WeakMap<Aggregator, (scope: string) => ScopeInspection | 
  */
 export function inspectScope(aggregator: Aggregator, scope: string): ScopeInspection | undefined {
   return inspectors.get(aggregator)?.(scope)
+}
+
+/** The scopes an untrusted source reported on (each at its latest report), least recent first. */
+interface SourceClaims {
+  lastAt: number
+  scopes: RecencyMap<string, number>
 }
 
 interface SourceEntry {
@@ -250,7 +270,7 @@ export function resolveAggregatorOptions(options: AggregatorOptions = {}): Resol
   for (const key of ['reportWindowMs', 'reportBucketMs', 'activeWindowMs', 'activeBucketMs', 'sourceMedianMultiple'] as const) {
     if (!(resolved[key] > 0)) throw new RangeError(`${key} must be positive`)
   }
-  for (const key of ['maxScopes', 'maxClients', 'maxClientsPerScope', 'maxScopesPerSource', 'maxClientsPerSource', 'minQuotaSources'] as const) {
+  for (const key of ['maxScopes', 'maxClients', 'maxClientsPerScope', 'maxScopesPerSource', 'maxClientsPerSource', 'maxScopeClaims', 'minQuotaSources'] as const) {
     if (!Number.isInteger(resolved[key]) || resolved[key] < 1) throw new RangeError(`${key} must be a positive integer`)
   }
   if (resolved.reportWindowMs % resolved.reportBucketMs !== 0) throw new RangeError('reportWindowMs must be a multiple of reportBucketMs')
@@ -276,9 +296,11 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
   const slots = reportBuckets + 1
   // Kept in least-recently-reported order, so pruning looks at the oldest end only.
   const scopes = new RecencyMap<string, ScopeState>()
-  const sourceScopes = new RecencyMap<string, { lastAt: number; scopes: RecencyMap<string, number> }>()
+  const sourceScopes = new RecencyMap<string, SourceClaims>()
   const idleMs = aggregatorIdleMs(o)
   let trackedTotal = 0
+  /** Claims held in `sourceScopes`, over all sources. */
+  let claimTotal = 0
 
   function newScope(now: number): ScopeState {
     return {
@@ -437,23 +459,39 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
       scopes.delete(scopes.oldestKey()!)
     }
     for (let claims = sourceScopes.oldestValue(); claims && now - claims.lastAt >= idleMs; claims = sourceScopes.oldestValue()) {
+      claimTotal -= claims.scopes.size
       sourceScopes.delete(sourceScopes.oldestKey()!)
     }
   }
 
-  /** The source's claims on scopes, pruned; undefined for trusted sources (not bounded). */
-  function claimsOf(key: string, now: number): RecencyMap<string, number> {
-    let claims = sourceScopes.get(key)
-    if (claims) {
-      for (let at = claims.scopes.oldestValue(); at !== undefined && now - at >= idleMs; at = claims.scopes.oldestValue()) {
-        claims.scopes.delete(claims.scopes.oldestKey()!)
-      }
-    } else {
-      claims = { lastAt: now, scopes: new RecencyMap() }
+  /** The source's claims on scopes, its expired ones dropped; undefined when it holds none. */
+  function claimsOf(key: string, now: number): SourceClaims | undefined {
+    const claims = sourceScopes.get(key)
+    if (!claims) return undefined
+    for (let at = claims.scopes.oldestValue(); at !== undefined && now - at >= idleMs; at = claims.scopes.oldestValue()) {
+      claims.scopes.delete(claims.scopes.oldestKey()!)
+      claimTotal--
     }
+    return claims
+  }
+
+  /**
+   * Record the source's claim on `scope` at `now`. Beyond `maxScopeClaims` in all, the sources
+   * that reported least recently are forgotten, as the request limiter forgets keys: a claim
+   * holds no aggregate, only a source's count towards `maxScopesPerSource`, so forgetting one
+   * can only let that source start its count again. Refusing instead would let a few hundred
+   * addresses of 256 scopes each shut every new address out of telemetry.
+   */
+  function claim(key: string, claims: SourceClaims | undefined, scope: string, now: number): void {
+    claims ??= { lastAt: now, scopes: new RecencyMap() }
+    if (!claims.scopes.has(scope)) claimTotal++
+    claims.scopes.set(scope, now) // the most recent: LRU order
     claims.lastAt = now
-    sourceScopes.set(key, claims) // the most recent: LRU order
-    return claims.scopes
+    sourceScopes.set(key, claims) // the most recent: LRU order, for prune and for forgetting
+    for (let oldest = sourceScopes.oldestValue(); claimTotal > o.maxScopeClaims && oldest !== claims; oldest = sourceScopes.oldestValue()) {
+      claimTotal -= oldest!.scopes.size
+      sourceScopes.delete(sourceScopes.oldestKey()!)
+    }
   }
 
   function refuse(now: number, oldestAt: number): RecordResult {
@@ -466,10 +504,11 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     // Without a source (in process) each client is its own source.
     const sourceKey = from ? sourceKeyOf(from) : input.clientId
     let state = scopes.get(input.scope)
+    // Trusted sources are not bounded per source: they hold no claims.
     const claims = trusted ? undefined : claimsOf(sourceKey, now)
-    if (claims && !claims.has(input.scope) && claims.size >= o.maxScopesPerSource) return refuse(now, claims.oldestValue()!)
+    if (claims && !claims.scopes.has(input.scope) && claims.scopes.size >= o.maxScopesPerSource) return refuse(now, claims.scopes.oldestValue()!)
     if (!state && scopes.size >= o.maxScopes) return refuse(now, scopes.oldestValue()!.lastReportAt)
-    claims?.set(input.scope, now) // the most recent: LRU order
+    if (!trusted) claim(sourceKey, claims, input.scope, now)
     state ??= newScope(now)
     scopes.set(input.scope, state) // the most recent: keeps LRU order for prune
     state.lastReportAt = now
@@ -640,6 +679,7 @@ export function createAggregator(options: AggregatorOptions = {}): Aggregator {
     prune,
     scopeCount: () => scopes.size,
     clientCount: () => trackedTotal,
+    scopeClaimCount: () => claimTotal,
     options: o,
   }
   inspectors.set(aggregator, (scope) => {

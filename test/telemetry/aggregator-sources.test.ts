@@ -139,3 +139,33 @@ describe('aggregator bounds per source', () => {
     expect(agg.clientCount()).toBe(10)
   })
 })
+
+describe('aggregator records of the scopes each address reported on', () => {
+  it('forgets the addresses that reported least recently beyond maxScopeClaims, refusing nobody for it', () => {
+    const agg = createAggregator({ maxScopesPerSource: 3, maxScopeClaims: 10 })
+    const claim = (source: string, scope: string, now: number) => agg.record(r('c', { scope }), now, undefined, at(source))
+    for (let i = 0; i < 3; i++) expect(claim('192.0.2.1', `a${i}`, T0).ok).toBe(true)
+    expect(claim('192.0.2.1', 'a3', T0 + 1)).toMatchObject({ ok: false, reason: 'scope-limit' })
+    // Four other addresses, two scopes each: 11 records, so the least recent address is forgotten...
+    for (let a = 2; a < 6; a++) for (let i = 0; i < 2; i++) expect(claim(`192.0.2.${a}`, `b${a}-${i}`, T0 + 2).ok).toBe(true)
+    expect(agg.scopeClaimCount()).toBe(8)
+    // ...and starts its count again; the others keep theirs.
+    expect(claim('192.0.2.1', 'a3', T0 + 3).ok).toBe(true)
+    expect(claim('192.0.2.5', 'b5-2', T0 + 3).ok).toBe(true)
+    expect(claim('192.0.2.5', 'b5-3', T0 + 3)).toMatchObject({ ok: false, reason: 'scope-limit' })
+    expect(agg.scopeClaimCount()).toBeLessThanOrEqual(10)
+  })
+
+  it('holds at most maxScopeClaims records under a flood of addresses, and none for trusted reporters', () => {
+    const agg = createAggregator({ maxScopeClaims: 1_000 })
+    for (let a = 0; a < 2_000; a++) {
+      for (let i = 0; i < 4; i++) expect(agg.record(r('c', { scope: `s${(a + i) % 50}` }), T0 + a, undefined, at(`2001:db8:0:${a.toString(16)}::/64`)).ok).toBe(true)
+      expect(agg.scopeClaimCount()).toBeLessThanOrEqual(1_000)
+    }
+    agg.record(r('ops', { scope: 's0' }), T0 + 2_000, undefined, { source: '10.9.9.9', trusted: true })
+    expect(agg.scopeClaimCount()).toBe(1_000)
+    // They expire as before: 70 s after their address's last report.
+    agg.prune(T0 + 2_000 + 70_000)
+    expect(agg.scopeClaimCount()).toBe(0)
+  })
+})
