@@ -104,7 +104,7 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
     local,
     leaderOf: (scope) => election.leaderOf(scope),
     post,
-    now,
+    clock: resolved.clock,
     deadlineMs: resolved.deadlineMs,
     retryBudget: resolved.retryBudget,
   })

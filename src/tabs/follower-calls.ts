@@ -5,6 +5,7 @@
 // resubmitted, and an attempt in flight decides locally once it comes back (remote-call.ts).
 import type { Limiter } from '../client/create-limiter.js'
 import { ClosedError, DeadlineError, RetryBudgetError } from '../client/errors.js'
+import { type AnyClock, cancelTimer, startTimer } from '../client/timer.js'
 import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../client/limiter-types.js'
 import type { Signal } from '../core/types.js'
 import { TAB_MESSAGE, type SignalData, type TabMessage, type TabPayload } from '../protocol/tab-messages.js'
@@ -17,7 +18,11 @@ export interface FollowerCallsOptions {
   local: Limiter
   leaderOf(scope: string): string | undefined
   post(payload: TabPayload, to?: string): void
-  now(): number
+  /**
+   * The limiter's clock: its timers, not the page's, so a hidden follower's deadline is not
+   * held back by timer throttling (worker-clock.ts) and a test's manual clock drives it.
+   */
+  clock: AnyClock
   /** The limiter's defaults, for jobs without their own. */
   deadlineMs: number
   retryBudget: number
@@ -50,7 +55,8 @@ function toSignalData(signal: Signal): SignalData {
 const validAmount = (value: unknown, fallback: number) => (typeof value === 'number' && value >= 0 ? value : fallback)
 
 export function createFollowerCalls(options: FollowerCallsOptions): FollowerCalls {
-  const { tabId, local, post, now } = options
+  const { tabId, local, post, clock } = options
+  const now = () => clock.now()
   const calls = new Map<number, RemoteCall<unknown>>()
   let seq = 0
 
@@ -262,11 +268,17 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
     if (Number.isFinite(deadlineAt)) {
       // The leader ends the call at its deadline (earlier when it knows the next attempt comes too late);
       // this timer only covers a leader that vanished first. An attempt in flight is abandoned.
-      call.timer = setTimeout(() => {
-        if (!end(untyped)) return
-        leaveCall(untyped)
-        sink.reject(new DeadlineError(`polite-fetch: deadline reached for ${job.label ?? job.scope}`, { request: job.label, attempts: call.attempts }))
-      }, Math.max(0, deadlineAt - now()))
+      const timer = startTimer(
+        clock,
+        Math.max(0, deadlineAt - now()),
+        () => {
+          if (!end(untyped)) return
+          leaveCall(untyped)
+          sink.reject(new DeadlineError(`polite-fetch: deadline reached for ${job.label ?? job.scope}`, { request: job.label, attempts: call.attempts }))
+        },
+        undefined,
+      )
+      call.stopTimer = () => cancelTimer(clock, timer)
     }
     submitTo(untyped)
   }

@@ -28,7 +28,8 @@ export class RemoteCall<T> {
   /** Answers of attempts the leader has not decided on yet (normally at most one). */
   readonly results = new Map<number, AttemptResult<T>>()
   done = false
-  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  /** Cancels the call's deadline timer (set through the limiter's clock). */
+  stopTimer: (() => void) | undefined = undefined
   onAbort: (() => void) | undefined = undefined
 
   constructor(id: number, job: Job<T>, sink: Settlement<T>, deadlineAt: number, retryBudget: number) {
@@ -44,7 +45,7 @@ export class RemoteCall<T> {
   finish(): boolean {
     if (this.done) return false
     this.done = true
-    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.stopTimer?.()
     if (this.onAbort) this.job.signal?.removeEventListener('abort', this.onAbort)
     return true
   }

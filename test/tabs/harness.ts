@@ -60,8 +60,11 @@ export async function leadWith(tab: Tab): Promise<void> {
   expect(tab.limiter.info().leaders[API]).toBe(tab.limiter.tabId)
 }
 
-/** A tab that can die without a word: its channel goes quiet and the browser releases its locks. */
-export function openCrashableTab(group: string, locks: FakeLocks, upstream: Upstream, options: TabLimiterOptions = {}): Tab & { crash(): void } {
+/**
+ * A tab that can die without a word (`crash`: its channel goes quiet and the browser releases
+ * its locks) or stop answering while alive (`hang`: its channel goes quiet, its locks held).
+ */
+export function openCrashableTab(group: string, locks: FakeLocks, upstream: Upstream, options: TabLimiterOptions = {}): Tab & { crash(): void; hang(): void } {
   const own = locks.tab()
   const channel = broadcastTabChannel(group)
   const tab = openTab(group, own, upstream, { channel, ...options })
@@ -69,6 +72,9 @@ export function openCrashableTab(group: string, locks: FakeLocks, upstream: Upst
     ...tab,
     crash() {
       own.crash()
+      channel?.close()
+    },
+    hang() {
       channel?.close()
     },
   }
