@@ -74,12 +74,24 @@ export interface RetryInput {
   random: Random
 }
 
+/**
+ * Why an attempt's answer is final whatever the budget, the deadline and the timing: the
+ * server said so, it succeeded, the job forbids it, or an error that is not safe to resend.
+ * Undefined: it may be retried. Also what a follower tab decides alone once the leader that
+ * granted the attempt is gone (src/tabs/follower-calls.ts).
+ */
+export function finalAnswer(signal: Signal, retryable: boolean, reason: string | undefined, retryErrors: boolean): string | undefined {
+  if (signal.shouldRetry === false) return SERVER_NO_RETRY
+  if (settlesAtOnce(signal)) return 'not-retryable'
+  if (!retryable) return reason ?? 'not-retryable'
+  if (signal.kind === 'error' && !retryErrors) return 'unsafe-to-retry'
+  return undefined
+}
+
 export function decideRetry(input: RetryInput): RetryDecision {
   const { signal, now } = input
-  if (signal.shouldRetry === false) return { retry: false, reason: SERVER_NO_RETRY }
-  if (settlesAtOnce(signal)) return { retry: false, reason: 'not-retryable' }
-  if (!input.retryable) return { retry: false, reason: input.reason ?? 'not-retryable' }
-  if (signal.kind === 'error' && !input.retryErrors) return { retry: false, reason: 'unsafe-to-retry' }
+  const final = finalAnswer(signal, input.retryable, input.reason, input.retryErrors)
+  if (final !== undefined) return { retry: false, reason: final }
   const retryAt = signal.retryAt
   if (input.retries >= input.retryBudget) return withRetryAt('retry-budget', retryAt)
   if (retryAt !== undefined && retryAt - now > input.maxRetryAfterMs) {

@@ -7,6 +7,7 @@ import type { Limiter } from '../client/create-limiter.js'
 import { ClosedError, DeadlineError, RetryBudgetError } from '../client/errors.js'
 import { type AnyClock, cancelTimer, startTimer } from '../client/timer.js'
 import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../client/limiter-types.js'
+import { finalAnswer } from '../core/retry-policy.js'
 import type { Signal } from '../core/types.js'
 import { TAB_MESSAGE, type SignalData, type TabMessage, type TabPayload } from '../protocol/tab-messages.js'
 import { RemoteCall } from './remote-call.js'
@@ -51,6 +52,9 @@ function toSignalData(signal: Signal): SignalData {
   if (signal.policies !== undefined) data.policies = signal.policies.map((p) => ({ ...p }))
   return data
 }
+
+/** What an attempt that failed without a response tells the retry rules. */
+const FAILED: Signal = { kind: 'error', status: 0 }
 
 const validAmount = (value: unknown, fallback: number) => (typeof value === 'number' && value >= 0 ? value : fallback)
 
@@ -115,10 +119,11 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
     const last = call.results.get(call.attempts)
     if (last !== undefined) {
       const { outcome, error } = last
+      // The lane's own rules (a neutral answer was paced upstream and settles, as in the lane).
       const retry =
         outcome !== undefined
-          ? outcome.retryable && outcome.neutral !== true && outcome.signal.kind !== 'ok'
-          : call.job.retryErrors === true && call.job.finalFailure?.(error) === undefined
+          ? outcome.neutral !== true && finalAnswer(outcome.signal, outcome.retryable, outcome.reason, call.job.retryErrors === true) === undefined
+          : finalAnswer(FAILED, call.job.finalFailure?.(error) === undefined, undefined, call.job.retryErrors === true) === undefined
       if (!retry || call.retryBudget <= 0) {
         if (!end(call)) return
         call.results.delete(call.attempts)
