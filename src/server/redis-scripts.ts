@@ -9,16 +9,22 @@
 //   2 active zset   id scored by activeIndex (finds expired clients without a scan)
 //   3 ring hash     i<slot> bucket index, a<slot> attempts, t<slot> 429 reports, x<slot> 429 attempts
 //   4 meta hash     sw swept index, tr tracked ids, kn/kw caps, cn/cw counted clients/weight,
-//                   qm median quota, qt trusted quota, lr last report
+//                   qm median quota, qt trusted quota, lr last report, v layout (2: the zsets below)
 //   5 sources hash  source -> "trusted clients weight reportIndex bucketAttempts bucketThrottled quota|-"
 //   6 tenant zset   scope scored by its last report (live scopes, the scope cap, the dashboard)
 //   7 tenant hash   scope -> ids tracked in it
 //   8 tenant total  ids tracked over the tenant's scopes
 //   9 source zset   scopes the reporting source touched, scored by time (its scope cap)
+//  10 clients zset  source scored by its clients     } every source: the medians by rank,
+//  11 weights zset  source scored by its weight      } O(log n), where a sort of every
+//  12 hints zset    source scored by its quota hint  } source's counts used to run
+//  13 untrusted clients zset, 14 untrusted weights zset: the same for untrusted sources, whose
+//                   counted sums move by the sources between the old cap and the new one
 // Numbers come back as strings: Redis truncates Lua numbers to integers.
 
 const shared = `
 local clientsKey, activeKey, ringKey, metaKey, sourcesKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local rankClientsKey, rankWeightsKey, rankHintsKey, untrustedClientsKey, untrustedWeightsKey = KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14]
 local now = tonumber(ARGV[1])
 local reportBucketMs, reportBuckets = tonumber(ARGV[2]), tonumber(ARGV[3])
 local activeBucketMs, activeBuckets = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -33,12 +39,27 @@ local oldestActive = activeIndex - activeBuckets + 1
 
 local function fmt(n) return string.format('%.17g', n) end
 
-local function median(values)
-  local n = #values
+-- The median of a zset's scores, as median() of them would give it: by rank, O(log n).
+local function rankedMedian(key)
+  local n = redis.call('ZCARD', key)
   if n == 0 then return nil end
-  table.sort(values)
-  if n % 2 == 1 then return values[(n + 1) / 2] end
-  return (values[n / 2] + values[n / 2 + 1]) / 2
+  local middle = math.floor(n / 2)
+  if n % 2 == 1 then return tonumber(redis.call('ZRANGE', key, middle, middle, 'WITHSCORES')[2]) end
+  local pair = redis.call('ZRANGE', key, middle - 1, middle, 'WITHSCORES')
+  return (tonumber(pair[2]) + tonumber(pair[4])) / 2
+end
+
+-- How the sum of min(x, cap) over a zset's scores moves when the cap goes from 'from' to 'to':
+-- only the scores between the two caps and the count above them matter (math.huge: no cap yet).
+local function capDelta(key, from, to)
+  if from == to then return 0 end
+  local low, high = math.min(from, to), math.max(from, to)
+  local between = redis.call('ZRANGEBYSCORE', key, '(' .. fmt(low), high == math.huge and '+inf' or '(' .. fmt(high), 'WITHSCORES')
+  local delta = 0
+  for i = 2, #between, 2 do delta = delta + tonumber(between[i]) - low end
+  if high ~= math.huge then delta = delta + (high - low) * redis.call('ZCOUNT', key, fmt(high), '+inf') end
+  if to < from then return -delta end
+  return delta
 end
 
 local function parseSource(packed)
@@ -54,9 +75,11 @@ end
 
 local meta = {}
 do
-  local values = redis.call('HMGET', metaKey, 'sw', 'tr', 'kn', 'kw', 'cn', 'cw', 'qm', 'qt', 'lr')
+  local values = redis.call('HMGET', metaKey, 'sw', 'tr', 'kn', 'kw', 'cn', 'cw', 'qm', 'qt', 'lr', 'v')
   meta.sw, meta.tr, meta.kn, meta.kw = tonumber(values[1]), tonumber(values[2]) or 0, tonumber(values[3]), tonumber(values[4])
   meta.cn, meta.cw, meta.qm, meta.qt, meta.lr = tonumber(values[5]) or 0, tonumber(values[6]) or 0, tonumber(values[7]), tonumber(values[8]), tonumber(values[9])
+  -- no caps yet (a new scope): every source counts in full until the first recompute
+  meta.kn, meta.kw, meta.v = meta.kn or math.huge, meta.kw or math.huge, values[10]
 end
 -- A scope idle this long is gone, whatever Redis's own clock did with the TTLs.
 local live = meta.lr ~= nil and now - meta.lr < idleMs
@@ -64,26 +87,49 @@ local live = meta.lr ~= nil and now - meta.lr < idleMs
 local function countedClients(s) if s.trusted then return s.clients end return math.min(s.clients, meta.kn) end
 local function countedWeight(s) if s.trusted then return s.weight end return math.min(s.weight, meta.kw) end
 
-local function recompute()
-  local all = redis.call('HGETALL', sourcesKey)
-  local clients, weights, hints, parsed = {}, {}, {}, {}
-  for i = 2, #all, 2 do
-    local s = parseSource(all[i])
-    parsed[#parsed + 1] = s
-    clients[#clients + 1] = s.clients
-    weights[#weights + 1] = s.weight
-    if s.quota then hints[#hints + 1] = s.quota end
+-- A source's clients and weight in the ranking zsets (it joined or changed; ZADD moves it).
+local function rankSource(key, s)
+  redis.call('ZADD', rankClientsKey, fmt(s.clients), key)
+  redis.call('ZADD', rankWeightsKey, fmt(s.weight), key)
+  if not s.trusted then
+    redis.call('ZADD', untrustedClientsKey, fmt(s.clients), key)
+    redis.call('ZADD', untrustedWeightsKey, fmt(s.weight), key)
   end
-  meta.kn = math.ceil(multiple * (median(clients) or 1))
-  meta.kw = math.ceil(multiple * (median(weights) or 1))
+end
+
+local function unrankSource(key)
+  for _, zset in ipairs({ rankClientsKey, rankWeightsKey, rankHintsKey, untrustedClientsKey, untrustedWeightsKey }) do
+    redis.call('ZREM', zset, key)
+  end
+end
+
+-- Bounds from the median source and the median hint, by rank. cn/cw always hold the sums under
+-- the caps kept (every change to a source adds its own difference), so a new cap moves them by
+-- the sources between the old cap and the new one, not by a pass over every source.
+local function recompute()
+  local kn = math.ceil(multiple * (rankedMedian(rankClientsKey) or 1))
+  local kw = math.ceil(multiple * (rankedMedian(rankWeightsKey) or 1))
+  meta.cn = meta.cn + capDelta(untrustedClientsKey, meta.kn, kn)
+  meta.cw = meta.cw + capDelta(untrustedWeightsKey, meta.kw, kw)
+  meta.kn, meta.kw = kn, kw
+  if redis.call('ZCARD', rankHintsKey) >= minQuotaSources then meta.qm = rankedMedian(rankHintsKey) else meta.qm = nil end
+end
+
+-- A scope written before the zsets existed (layout 1): rank its sources once, and sum what they
+-- count for under the caps kept.
+if live and meta.v ~= '2' then
+  local all = redis.call('HGETALL', sourcesKey)
   local cn, cw = 0, 0
-  for _, s in ipairs(parsed) do
+  for i = 1, #all, 2 do
+    local s = parseSource(all[i + 1])
+    rankSource(all[i], s)
+    if s.quota then redis.call('ZADD', rankHintsKey, fmt(s.quota), all[i]) end
     cn = cn + countedClients(s)
     cw = cw + countedWeight(s)
   end
   meta.cn, meta.cw = cn, cw
-  if #hints >= minQuotaSources then meta.qm = median(hints) else meta.qm = nil end
 end
+meta.v = '2'
 
 -- Expired clients leave (and their sources with the last of them); the bounds follow.
 local function sweep(onTracked)
@@ -99,9 +145,17 @@ local function sweep(onTracked)
     if packed then
       local w, tracked, source = string.match(packed, '^%S+ (%S+) %S+ %S+ %S+ %S+ (%S+) (.+)$')
       local s = parseSource(redis.call('HGET', sourcesKey, source))
+      meta.cn, meta.cw = meta.cn - countedClients(s), meta.cw - countedWeight(s)
       s.clients = s.clients - 1
       s.weight = s.weight - tonumber(w)
-      if s.clients == 0 then redis.call('HDEL', sourcesKey, source) else redis.call('HSET', sourcesKey, source, packSource(s)) end
+      if s.clients == 0 then
+        redis.call('HDEL', sourcesKey, source)
+        unrankSource(source)
+      else
+        redis.call('HSET', sourcesKey, source, packSource(s))
+        rankSource(source, s)
+        meta.cn, meta.cw = meta.cn + countedClients(s), meta.cw + countedWeight(s)
+      end
       if tracked == '1' then
         meta.tr = meta.tr - 1
         onTracked()
@@ -136,7 +190,7 @@ end
 
 local function writeMeta()
   redis.call('HSET', metaKey, 'sw', fmt(meta.sw), 'tr', fmt(meta.tr), 'kn', fmt(meta.kn), 'kw', fmt(meta.kw),
-    'cn', fmt(meta.cn), 'cw', fmt(meta.cw))
+    'cn', fmt(meta.cn), 'cw', fmt(meta.cw), 'v', meta.v)
   if meta.qm then redis.call('HSET', metaKey, 'qm', fmt(meta.qm)) else redis.call('HDEL', metaKey, 'qm') end
 end
 
@@ -173,8 +227,8 @@ if not live then
   -- Keys Redis expired on its own clock before the tenant's books noticed: settle them here.
   total = total - (tonumber(redis.call('HGET', tenantCounts, scope)) or 0)
   redis.call('HDEL', tenantCounts, scope)
-  redis.call('DEL', clientsKey, activeKey, ringKey, metaKey, sourcesKey)
-  meta = { tr = 0, cn = 0, cw = 0 }
+  redis.call('DEL', clientsKey, activeKey, ringKey, metaKey, sourcesKey, rankClientsKey, rankWeightsKey, rankHintsKey, untrustedClientsKey, untrustedWeightsKey)
+  meta = { tr = 0, cn = 0, cw = 0, kn = math.huge, kw = math.huge, v = '2' }
 end
 
 if not trusted then
@@ -212,6 +266,7 @@ local function finish()
   redis.call('HSET', tenantCounts, scope, fmt(meta.tr))
   redis.call('SET', tenantTotal, fmt(total), 'PX', ttlMs)
   for i = 1, 5 do redis.call('PEXPIRE', KEYS[i], ttlMs) end
+  for i = 10, 14 do redis.call('PEXPIRE', KEYS[i], ttlMs) end
   redis.call('PEXPIRE', tenantScopes, ttlMs)
   redis.call('PEXPIRE', tenantCounts, ttlMs)
 end
@@ -273,16 +328,14 @@ if createdEntry then
 end
 local weight = 1
 if entry.tracked then weight = weightArg end
+local changed = createdEntry or weight ~= entry.weight
 source.weight = source.weight + weight - entry.weight
 entry.weight = weight
 if seqArg ~= '' and entry.tracked then entry.seq = tonumber(seqArg) end
-if movesMedian then
-  redis.call('HSET', sourcesKey, entrySourceKey, packSource(source))
-  recompute()
-else
-  meta.cn = meta.cn + countedClients(source) - beforeClients
-  meta.cw = meta.cw + countedWeight(source) - beforeWeight
-end
+meta.cn = meta.cn + countedClients(source) - beforeClients
+meta.cw = meta.cw + countedWeight(source) - beforeWeight
+if changed then rankSource(entrySourceKey, source) end
+if movesMedian then recompute() end
 
 local slot = reportIndex % slots
 local slotIndex = tonumber(redis.call('HGET', ringKey, 'i' .. slot))
@@ -322,6 +375,7 @@ if quotaHint ~= '' then
   end
   if source.quota ~= hint then
     source.quota = hint
+    redis.call('ZADD', rankHintsKey, fmt(hint), entrySourceKey)
     recomputeAfter = true
   end
 end

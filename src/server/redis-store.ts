@@ -62,8 +62,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   let errors = 0
   // Without a listener ioredis prints every connection error; the count feeds /metrics.
   client.on('error', () => { errors++ })
-  client.defineCommand('politeReport', { numberOfKeys: 9, lua: REPORT_SCRIPT })
-  client.defineCommand('politeRead', { numberOfKeys: 9, lua: READ_SCRIPT })
+  client.defineCommand('politeReport', { numberOfKeys: 14, lua: REPORT_SCRIPT })
+  client.defineCommand('politeRead', { numberOfKeys: 14, lua: READ_SCRIPT })
   client.defineCommand('politeGauges', { numberOfKeys: 2, lua: GAUGE_SCRIPT })
 
   const reportBuckets = o.reportWindowMs / o.reportBucketMs
@@ -81,7 +81,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     if (!cached) {
       const tag = `${prefix}{${encodeURIComponent(tenant)}}`
       const base = `${tag}:s:${encodeURIComponent(scope)}`
-      cached = [`${base}:c`, `${base}:z`, `${base}:b`, `${base}:m`, `${base}:s`, `${tag}:scopes`, `${tag}:counts`, `${tag}:total`, `${tag}:a:`]
+      cached = [`${base}:c`, `${base}:z`, `${base}:b`, `${base}:m`, `${base}:s`, `${tag}:scopes`, `${tag}:counts`, `${tag}:total`, `${tag}:a:`,
+        `${base}:rc`, `${base}:rw`, `${base}:rq`, `${base}:uc`, `${base}:uw`]
       if (keyCache.size >= 4096) keyCache.clear()
       keyCache.set(cacheKey, cached)
     }

@@ -148,6 +148,45 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
     }
   })
 
+  it('keeps a large fleet\'s median-source bounds as the memory store does, through joins, expiries and a scope of the old layout', async () => {
+    // The script finds the bounds by rank in zsets and moves the counted sums by the sources
+    // between the old cap and the new one; the memory store reads them from its ordered sets.
+    const redisStore = createRedisStore({ url: redis.url, prefix: 'ranked:', maxClientsPerSource: 8 })
+    for (let i = 0; i < 100 && redisStore.client.status !== 'ready'; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    const memory = createMemoryStore({ maxClientsPerSource: 8 })
+    const start = Math.floor(Date.now() / 10_000) * 10_000
+    let state = 777
+    const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648)
+    let largest = 0
+    try {
+      for (let i = 0; i < 1_500; i++) {
+        const now = start + i * 60 // 90 s: buckets turn, clients expire, sources leave
+        // Most addresses hold one client, some many (up to the 8 tracked), a few are trusted.
+        const address = Math.floor(random() * 150)
+        const crowd = address % 7 === 0 ? 12 : 1
+        const origin = { tenant: 't', source: `198.51.100.${address}`, trusted: address % 25 === 0 }
+        const report: TelemetryReport = {
+          v: 1, scope: 'ranked', clientId: `id${Math.floor(random() * crowd)}`, attempts: Math.floor(random() * 100), throttled: 0,
+          backlog: Math.floor(random() * 30),
+        }
+        if (random() < 0.3) report.quota = { quota: 40 + Math.floor(random() * 80), windowMs: 60_000 }
+        if (i === 700) {
+          // As an instance before the zsets left it: no ranks and no layout mark. It is ranked once.
+          const base = 'ranked:{t}:s:ranked'
+          await redisStore.client.del(`${base}:rc`, `${base}:rw`, `${base}:rq`, `${base}:uc`, `${base}:uw`)
+          await redisStore.client.hdel(`${base}:m`, 'v')
+        }
+        const [fromRedis, fromMemory] = [await redisStore.report(report, now, undefined, origin), await memory.report(report, now, undefined, origin)]
+        expect(fromRedis, `report ${i}`).toEqual(fromMemory)
+        if (fromMemory.ok) largest = Math.max(largest, fromMemory.reply.activeClients)
+        if (i % 100 === 0) expect(await redisStore.read('t', 'ranked', now)).toEqual(await memory.read('t', 'ranked', now))
+      }
+      expect(largest).toBeGreaterThan(60)
+    } finally {
+      await redisStore.close()
+    }
+  })
+
   it('counts a report retried after a 503 during a Redis stall once', async () => {
     const server = servers[0]!
     const control = new Redis(redis.url)
