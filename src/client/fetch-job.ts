@@ -13,6 +13,7 @@ import type { HeaderSampling } from './header-sampling.js'
 import { giveUpFields } from './give-up-header.js'
 import type { AttemptOutcome, AttemptReport, GiveUpMode, Job } from './limiter-types.js'
 import { responseSignal } from './response-signal.js'
+import { noop } from './timer.js'
 
 export { PACED_HEADER, PACED_HEADER_VALUE } from './response-signal.js'
 
@@ -49,7 +50,7 @@ function pacedUpstream(status: number): Signal {
 
 function discardResponse(this: AttemptOutcome<Response>): void {
   const body = this.value.body
-  if (body !== null && !body.locked) body.cancel().catch(() => {})
+  if (body !== null && !body.locked) body.cancel().catch(noop)
 }
 
 /** The response handed back after a give-up (`giveUp: 'response'`): same status and headers plus the mark. */

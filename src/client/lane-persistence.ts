@@ -5,12 +5,10 @@
 // requests: a failed write is dropped, a failed or slow read starts the lane fresh.
 import type { PacerState, Store } from '../core/types.js'
 import type { Lane } from './lane.js'
-import { type AnyClock, cancelTimer, startTimer } from './timer.js'
+import { type AnyClock, cancelTimer, noop, startTimer } from './timer.js'
 
 /** A restore slower than this starts the lane with a fresh pacer rather than hold its calls. */
 export const RESTORE_TIMEOUT_MS = 1_000
-
-function noop(): void {}
 
 function flushTimerFired(persistence: LanePersistence): void {
   persistence.flushDirty()

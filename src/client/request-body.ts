@@ -6,6 +6,8 @@
 // request goes out but is not retried, and the caller is told why, instead of the
 // second attempt failing with "Body has already been used".
 
+import { noop } from './timer.js'
+
 /** A body that can be handed to fetch again on every attempt. */
 export function isReplayableBody(body: unknown): boolean {
   if (typeof body === 'string') return true
@@ -44,7 +46,7 @@ export function readBounded(
     const stop = (signal: AbortSignal): void => {
       detach()
       reject(signal.reason)
-      reader.cancel(signal.reason).catch(() => {})
+      reader.cancel(signal.reason).catch(noop)
     }
     for (const signal of signals) {
       if (signal.aborted) {

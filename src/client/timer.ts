@@ -11,7 +11,8 @@ export interface TimerClock {
 
 export type AnyClock = Clock & TimerClock
 
-function noop(): void {}
+/** Does nothing: for a promise whose failure is of no interest. */
+export function noop(): void {}
 
 /** Returns an opaque handle for `cancelTimer` (the clock's own handle, or an AbortController). */
 export function startTimer<A>(clock: AnyClock, ms: number, fn: (arg: A) => void, arg: A, weak = false): unknown {
