@@ -12,10 +12,11 @@ import type { Job, Settlement } from '../client/limiter-types.js'
 import { resolveLimiterOptions, type LimiterOptions } from '../client/options.js'
 import { TAB_MESSAGE, tabMessage, type TabPayload } from '../protocol/tab-messages.js'
 import { createFollowerCalls } from './follower-calls.js'
-import { createElection, fixedLeader, type ElectionEvents, type LockManagerLike } from './leader-election.js'
+import { createElection, fixedLeader, type Election, type ElectionEvents, type LockManagerLike } from './leader-election.js'
+import { followPageLifecycle } from './page-lifecycle.js'
 import { broadcastTabChannel, type TabChannel } from './tab-channel.js'
-import { createTabHost } from './tab-host.js'
-import { lockPresence } from './tab-presence.js'
+import { createTabHost, type TabHost } from './tab-host.js'
+import { lockPresence, type Presence } from './tab-presence.js'
 
 export interface TabLimiterOptions extends LimiterOptions {
   /** Tabs share lanes with the tabs of the same group (default `polite-fetch`). */
@@ -33,6 +34,8 @@ export interface TabLimiterOptions extends LimiterOptions {
   leader?: string
   /** Told about absorbed failures (a listener that threw, a message that could not be posted). */
   onError?: (error: unknown) => void
+  /** Where `pagehide` and `pageshow` come from (default: the global scope); `null` follows none. */
+  pageEvents?: EventTarget | null
 }
 
 export interface TabLaneInfo {
@@ -61,7 +64,7 @@ function defaultLocks(): LockManagerLike | undefined {
 }
 
 export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
-  const { group = 'polite-fetch', channel: channelOption, locks: locksOption, tabId: idOption, leader: fixed, onError, ...limiterOptions } = options
+  const { group = 'polite-fetch', channel: channelOption, locks: locksOption, tabId: idOption, leader: fixed, onError, pageEvents = globalThis as Partial<EventTarget>, ...limiterOptions } = options
   const report = onError ?? (() => {})
   const tabId = idOption ?? randomId()
   const resolved = resolveLimiterOptions(limiterOptions)
@@ -96,9 +99,24 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
     },
   }
   const locks = locksOption === null ? undefined : (locksOption ?? defaultLocks())
-  const presence = lockPresence(locks, group, tabId, report)
-  const election = fixed !== undefined ? fixedLeader(fixed) : createElection({ tabId, group, channel, locks, onError: report, events })
-  const host = createTabHost({ tabId, channel, limiter: local, now, presence, onError: report, leads: (scope) => election.leaderOf(scope) === tabId })
+  // This tab's part in the group: new each time it joins (again, after the back/forward cache).
+  let presence: Presence
+  let election: Election
+  let host: TabHost
+  let away = false
+  const joinGroup = () => {
+    presence = lockPresence(locks, group, tabId, report)
+    election = fixed !== undefined ? fixedLeader(fixed) : createElection({ tabId, group, channel, locks, onError: report, events })
+    host = createTabHost({ tabId, channel, limiter: local, now, presence, onError: report, leads: (scope) => election.leaderOf(scope) === tabId })
+  }
+  /** Say bye, release every lock, drop the calls held for other tabs (their tabs resubmit them). */
+  const leaveGroup = () => {
+    post({ type: TAB_MESSAGE.bye })
+    election.close()
+    host.close()
+    presence.close()
+  }
+  joinGroup()
   const followers = createFollowerCalls({
     tabId,
     local,
@@ -147,21 +165,31 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
 
   const close = async (): Promise<void> => {
     if (closed) return
-    post({ type: TAB_MESSAGE.bye })
-    election.close()
-    host.close()
-    presence.close()
+    if (!away) leaveGroup()
     closed = true
     followers.closeAll()
     for (const resolve of statsWaiters.values()) resolve(undefined)
     stopListening()
-    globalThis.removeEventListener?.('pagehide', onPageHide)
+    stopFollowingPage()
     await local.close()
     channel.close()
   }
   // A closing tab says so: its followers resubmit to the next leader at once, its leader drops its calls.
-  const onPageHide = () => void close()
-  globalThis.addEventListener?.('pagehide', onPageHide)
+  const stopFollowingPage = followPageLifecycle(pageEvents, {
+    close: () => void close(),
+    suspend() {
+      if (closed || away) return
+      away = true
+      leaveGroup()
+      followers.leaderLeft() // every leader dropped this tab's calls on its bye
+    },
+    resume() {
+      if (closed || !away) return
+      away = false
+      joinGroup()
+      for (const scope of followers.scopes()) election.join(scope)
+    },
+  })
 
   return {
     tabId,

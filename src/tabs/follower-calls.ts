@@ -36,6 +36,10 @@ export interface FollowerCalls {
   leaderChanged(scope: string, leader: string): void
   /** A leader's answer: grant, abort-attempt, discard, settle, reject, learn-route. */
   onMessage(message: TabMessage): void
+  /** Every leader dropped this tab's calls (it left the group): each waits for its scope's next leader. */
+  leaderLeft(): void
+  /** The scopes of the calls still waiting or in flight. */
+  scopes(): Set<string>
   /** Reject every call with ClosedError (this tab is closing). */
   closeAll(): void
 }
@@ -294,6 +298,11 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
       for (const call of [...calls.values()]) if (call.scope === scope && call.submittedTo !== leader) recover(call)
     },
     onMessage,
+    leaderLeft() {
+      // An attempt in flight decides alone when it comes back (recover), as after a handover.
+      for (const call of calls.values()) call.submittedTo = undefined
+    },
+    scopes: () => new Set([...calls.values()].map((call) => call.scope)),
     closeAll() {
       for (const call of [...calls.values()]) {
         if (!end(call)) continue

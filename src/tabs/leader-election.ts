@@ -210,6 +210,8 @@ export function createElection(options: ElectionOptions): Election {
         state.abort?.abort()
         state.release?.()
         if (state.bidTimer !== undefined) clearTimeout(state.bidTimer)
+        // Nobody leads for this tab any more: a call it makes now waits for the next election.
+        state.leader = undefined
       }
       closed = true
       if (heartbeat !== undefined) clearInterval(heartbeat)

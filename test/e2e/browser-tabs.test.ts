@@ -105,6 +105,12 @@ async function leaderOf(tabs: Page[]): Promise<{ leader: Page; followers: Page[]
   return { leader: tabs[index]!, followers: tabs.filter((_, i) => i !== index) }
 }
 
+/** Whether `tab` leads the API's scope itself. */
+async function leadsItself(tab: Page): Promise<boolean> {
+  const { tabs } = await tab.evaluate(() => window.demo!.stats())
+  return tabs !== undefined && Object.values(tabs.leaders)[0] === tabs.tabId
+}
+
 function rejectedIn(fromSecond: number, toSecond: number): number {
   let sum = 0
   for (const s of quota.stats().perSecond) if (s.second >= fromSecond && s.second < toSecond) sum += s.rejected
@@ -264,6 +270,42 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
       await browser.close()
     }
   }, 120_000)
+
+  it('a leader tab kept in the back/forward cache lets another tab lead, and its calls work when it comes back', async () => {
+    const browser = await launchChromium({ backForwardCache: true })
+    try {
+      const first = await open(browser, 'shared')
+      expectAllSettled([await runDemo(first, { requests: 2, concurrency: 1 })])
+      const other = await open(browser, 'shared')
+      expectAllSettled([await runDemo(other, { requests: 2, concurrency: 1 })])
+      expect((await leaderOf([first, other])).leader).toBe(first)
+      await first.evaluate(() => {
+        const page = window as unknown as { kept?: boolean; shownFromCache?: boolean }
+        page.kept = true
+        addEventListener('pageshow', (event) => (page.shownFromCache = event.persisted))
+      })
+      await first.goto(`${site.url}/elsewhere.html`)
+      // Away: the other tab takes the lead and its calls go on.
+      await expect.poll(() => leadsItself(other), { timeout: 10_000 }).toBe(true)
+      expectAllSettled([await runDemo(other, { requests: 5, concurrency: 2 })], 5)
+      // Back (the page's load event does not fire again when it comes from the cache).
+      await first.goBack({ waitUntil: 'commit' })
+      await first.waitForFunction(() => (window as unknown as { shownFromCache?: boolean }).shownFromCache !== undefined)
+      const restored = await first.evaluate(() => {
+        const page = window as unknown as { kept?: boolean; shownFromCache?: boolean }
+        return [page.kept, page.shownFromCache]
+      })
+      expect(restored).toEqual([true, true]) // the same page, its scripts and limiter as they were
+      const back = await runDemo(first, { requests: 5, concurrency: 2 })
+      process.stdout.write(`browser-tabs back/forward cache: ${JSON.stringify({ back })}\n`)
+      expectAllSettled([back], 5)
+      const { leader } = await leaderOf([first, other])
+      expect(leader).toBe(other)
+      expect(browser.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([])
+    } finally {
+      await browser.close()
+    }
+  })
 
   it('paces a tab the worker does not control (a hard reload) in the worker’s lane, beside the controlled tabs', async () => {
     const browser = await launchChromium()

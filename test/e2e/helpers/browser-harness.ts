@@ -27,13 +27,18 @@ export interface Chromium {
   close(): Promise<void>
 }
 
-export async function launchChromium(): Promise<Chromium> {
+/**
+ * `backForwardCache`: keep Chromium's back/forward cache on, as in a user's browser
+ * (playwright-core turns it off with --disable-back-forward-cache).
+ */
+export async function launchChromium(options: { backForwardCache?: boolean } = {}): Promise<Chromium> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'polite-fetch-chromium-'))
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 840, height: 720 },
+    ...(options.backForwardCache === true ? { ignoreDefaultArgs: ['--disable-back-forward-cache'] } : {}),
   })
   const problems: string[] = []
   return {
