@@ -251,6 +251,9 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
       expect(sent).toBeLessThan(40)
       const lanes = (await leader.evaluate(() => window.demo!.stats())).stats as { queued: number }[]
       expect(lanes.every((lane) => lane.queued === 0)).toBe(true)
+      // No slot of the leader's lane stays taken by an attempt the follower aborted in flight.
+      const inFlight = async () => ((await leader.evaluate(() => window.demo!.stats())).stats as { inFlight: number }[]).reduce((sum, lane) => sum + lane.inFlight, 0)
+      await expect.poll(inFlight, { timeout: 5_000 }).toBe(0)
 
       // A follower's deadline rejects with the same typed error as the leader's own in-page lane.
       const shape = (probes: { name?: string; typed?: boolean; retryAt?: string }[]) =>
