@@ -2,7 +2,8 @@
 // of browser-sw.test.ts (three tabs × 60 requests, 4 at a time, on one status-only quota of
 // 20 per second) in three arms per run — each tab alone with exponential backoff, the tabs
 // sharing in-page lanes (a leader tab paces every tab), the service worker — then the leader
-// tab closes mid-load, and a follower aborts and runs out of deadlines.
+// tab closes mid-load, and a follower aborts and runs out of deadlines; a leader and a follower
+// crash mid-load; the leader goes into the back/forward cache and comes back.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -273,6 +274,53 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
       await browser.close()
     }
   }, 120_000)
+
+  it('a leader tab that crashes mid-load (no pagehide, the browser drops its lock): the others elect another and every call of theirs settles', async () => {
+    const browser = await launchChromium()
+    try {
+      const first = await open(browser, 'shared')
+      expectAllSettled([await runDemo(first, { requests: 1, concurrency: 1 })])
+      const others = [await open(browser, 'shared'), await open(browser, 'shared')]
+      expect((await leaderOf([first, ...others])).leader).toBe(first)
+      // Two at a time: the lane is slow right after its cold burst (0.5/s seen), and the calls queued at the crash wait for it.
+      const load = { requests: 1_000, concurrency: 2, durationMs: 2_500 }
+      void runDemo(first, load).catch(() => undefined) // dies with its renderer
+      const followerLoads = Promise.all(others.map((tab) => runDemo(tab, load)))
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      const session = await first.context().newCDPSession(first)
+      void session.send('Page.crash').catch(() => undefined) // never answers: its page is gone
+      const results = await followerLoads
+      expectAllSettled(results)
+      const { leader } = await leaderOf(others)
+      process.stdout.write(`browser-tabs leader crash: ${JSON.stringify({ followerCalls: results.map((r) => r.statuses.length), elapsedMs: results.map((r) => Math.round(r.elapsedMs)) })}\n`)
+      expect(others).toContain(leader)
+      expect(browser.problems.filter((p) => !p.includes('Failed to load resource') && !p.includes('crash'))).toEqual([])
+    } finally {
+      await browser.close()
+    }
+  })
+
+  it("a follower tab that crashes mid-load (no bye): the leader drops its calls, and its lane keeps none in flight or queued", async () => {
+    const browser = await launchChromium()
+    try {
+      const leader = await open(browser, 'shared')
+      expectAllSettled([await runDemo(leader, { requests: 1, concurrency: 1 })])
+      const [doomed, other] = [await open(browser, 'shared'), await open(browser, 'shared')]
+      expect((await leaderOf([leader, doomed!, other!])).leader).toBe(leader)
+      const load = { requests: 1_000, concurrency: 2, durationMs: 2_500 }
+      void runDemo(doomed!, load).catch(() => undefined) // dies with its renderer
+      const loads = Promise.all([leader, other!].map((tab) => runDemo(tab, load)))
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      const session = await doomed!.context().newCDPSession(doomed!)
+      void session.send('Page.crash').catch(() => undefined) // never answers: its page is gone
+      expectAllSettled(await loads)
+      const lane = async () => ((await leader.evaluate(() => window.demo!.stats())).stats as { inFlight: number; queued: number }[])[0]
+      await expect.poll(lane, { timeout: 10_000 }).toMatchObject({ inFlight: 0, queued: 0 })
+      process.stdout.write(`browser-tabs follower crash: ${JSON.stringify(await lane())}\n`)
+    } finally {
+      await browser.close()
+    }
+  })
 
   it('a leader tab kept in the back/forward cache lets another tab lead, and its calls work when it comes back', async () => {
     const browser = await launchChromium({ backForwardCache: true })
