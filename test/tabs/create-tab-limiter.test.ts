@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { DeadlineError, PoliteFetchError } from '../../src/client/errors.js'
 import { fakeLocks } from './fake-locks.js'
-import { API, closeTabs, held, leadWith, newGroup, ok, openTab, type Upstream } from './harness.js'
+import { answerInTurn, API, closeTabs, held, leadWith, newGroup, ok, openTab, type Upstream } from './harness.js'
 
 afterEach(closeTabs)
 
@@ -176,11 +176,7 @@ describe('createTabLimiter with Web Locks', () => {
     await expect.poll(() => leader.limiter.stats()[0]?.queued).toBe(2)
     await leader.limiter.close()
     await expect.poll(() => follower.limiter.info().leaders[API]).toBe(follower.limiter.tabId)
-    blocker.releases[0]!(new Response('one'))
-    await expect.poll(() => blocker.releases.length).toBe(2)
-    blocker.releases[1]!(new Response('two'))
-    await expect.poll(() => blocker.releases.length).toBe(3)
-    blocker.releases[2]!(new Response('three'))
+    await answerInTurn(blocker, ['one', 'two', 'three'])
     expect(await Promise.all(calls.map(async (c) => (await c).text()))).toEqual(['one', 'two', 'three'])
     expect(follower.sent.map((s) => s.url)).toEqual([`${API}/f1`, `${API}/f2`, `${API}/f3`])
     expect(follower.limiter.stats()[0]).toMatchObject({ attempts: 2 }) // f2 and f3 in its own lane now

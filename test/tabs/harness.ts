@@ -55,6 +55,14 @@ export function held() {
   return { upstream, releases }
 }
 
+/** Answers held requests in turn with `bodies`, each once it has been sent. */
+export async function answerInTurn(blocker: ReturnType<typeof held>, bodies: string[]): Promise<void> {
+  for (const [i, body] of bodies.entries()) {
+    await expect.poll(() => blocker.releases.length).toBeGreaterThan(i)
+    blocker.releases[i]!(new Response(body))
+  }
+}
+
 export async function leadWith(tab: Tab): Promise<void> {
   expect((await tab.client.fetch(`${API}/warm`)).status).toBe(200)
   expect(tab.limiter.info().leaders[API]).toBe(tab.limiter.tabId)

@@ -4,7 +4,7 @@
 // settle, and the leader's lane must not keep a dead tab's calls or slots.
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeLocks } from './fake-locks.js'
-import { API, closeTabs, held, leadWith, newGroup, ok, openCrashableTab, openTab } from './harness.js'
+import { answerInTurn, API, closeTabs, held, leadWith, newGroup, ok, openCrashableTab, openTab } from './harness.js'
 
 afterEach(closeTabs)
 
@@ -23,11 +23,7 @@ describe('a tab that crashes', () => {
     await expect.poll(() => leader.limiter.stats()[0]?.queued).toBe(2)
     leader.crash()
     await expect.poll(() => follower.limiter.info().leaders[API]).toBe(next.limiter.tabId)
-    blocker.releases[0]!(new Response('one'))
-    await expect.poll(() => blocker.releases.length).toBe(2)
-    blocker.releases[1]!(new Response('two'))
-    await expect.poll(() => blocker.releases.length).toBe(3)
-    blocker.releases[2]!(new Response('three'))
+    await answerInTurn(blocker, ['one', 'two', 'three'])
     expect(await Promise.all(calls.map(async (c) => (await c).text()))).toEqual(['one', 'two', 'three'])
     expect(follower.sent.map((s) => s.url)).toEqual([`${API}/f1`, `${API}/f2`, `${API}/f3`])
     expect(next.limiter.stats()[0]).toMatchObject({ attempts: 2, successes: 2, inFlight: 0 }) // f2 and f3
