@@ -3,6 +3,7 @@
 // the channel, only the browser releasing its locks. Every call of the tabs left must still
 // settle, and the leader's lane must not keep a dead tab's calls or slots.
 import { afterEach, describe, expect, it } from 'vitest'
+import { broadcastTabChannel } from '../../src/tabs/tab-channel.js'
 import { fakeLocks } from './fake-locks.js'
 import { answerInTurn, API, closeTabs, held, leadWith, newGroup, ok, openCrashableTab, openTab } from './harness.js'
 
@@ -43,4 +44,20 @@ describe('a tab that crashes', () => {
     await expect.poll(() => leader.limiter.stats()[0]).toMatchObject({ inFlight: 0, queued: 0 })
     expect((await leader.client.fetch(`${API}/after`)).status).toBe(200)
   })
+})
+
+describe('a leader that crashes where Web Locks are missing (BroadcastChannel election)', () => {
+  it('falls silent: after three silent heartbeats the follower elects a leader, and its waiting call is sent', async () => {
+    const group = newGroup()
+    const channel = broadcastTabChannel(group)
+    const leader = openTab(group, null, ok, { channel, tabId: 'a-lower-id-wins' })
+    await leadWith(leader)
+    const follower = openTab(group, null, ok, { tabId: 'b-follower' })
+    expect((await follower.client.fetch(`${API}/before`)).status).toBe(200)
+    expect(follower.limiter.info().leaders[API]).toBe('a-lower-id-wins')
+    channel?.close() // the leader's page dies: no bye, no more hello
+    const call = follower.client.fetch(`${API}/after`, { politeFetch: { deadlineMs: 10_000 } })
+    expect((await call).status).toBe(200)
+    expect(follower.limiter.info().leaders[API]).toBe('b-follower')
+  }, 15_000)
 })
