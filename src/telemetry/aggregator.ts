@@ -17,8 +17,8 @@
 // scopes a source may touch, client ids tracked per source and scope, per scope and in
 // total; ids beyond those share one overflow entry, and a new scope beyond them is refused
 // (never evicting a live one). The records of which scopes each source touched are bounded in
-// total too; beyond that the least recently reporting sources' are forgotten. Callers that pass no source (the simulator) are trusted,
-// and each of their clients is its own source.
+// total too; beyond that the least recently reporting sources' are forgotten. Callers that
+// pass no source (the simulator) are trusted, and each of their clients is its own source.
 import { learnableQuotaPerSecond, PROTOCOL_VERSION } from './protocol.js'
 import { RankedMultiset } from './ranked-multiset.js'
 import { RecencyMap } from './recency-map.js'
