@@ -60,7 +60,7 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
   // The limiter is shared with the pages the worker does not control (tab-bridge.ts).
   const limiter = createLimiter(clientInit)
   const client = createClient({ ...clientInit, limiter })
-  const tabs = createTabBridge(limiter, now, report)
+  const tabs = createTabBridge(limiter, now, report, scope.navigator?.locks)
   const info: WorkerInfo = { instanceId: instanceId(), startedAt: now() }
   const hubOptions: MessageHubOptions = {
     client: { stats: () => client.stats(), on: (event, listener) => client.on(event as LimiterEventName, listener) },

@@ -4,8 +4,10 @@
 // controlled tab's. The page sends each attempt itself; the worker paces and decides.
 import type { Limiter } from '../src/client/create-limiter.js'
 import { readTabMessage, SERVICE_WORKER_TAB_ID, TAB_MESSAGE, type TabMessage } from '../src/protocol/tab-messages.js'
+import type { LockManagerLike } from '../src/tabs/leader-election.js'
 import type { TabChannel } from '../src/tabs/tab-channel.js'
 import { createTabHost } from '../src/tabs/tab-host.js'
+import { lockPresence, type Presence } from '../src/tabs/tab-presence.js'
 
 interface PageTarget {
   postMessage(message: unknown): void
@@ -17,7 +19,12 @@ export interface TabBridge {
   close(): void
 }
 
-export function createTabBridge(limiter: Limiter, now: () => number, onError: (error: unknown) => void): TabBridge {
+/**
+ * `locks`: the worker's `navigator.locks`. A page holds a presence lock while it lives, so the
+ * worker hears of a page that crashed with calls in its lanes (without it, only a page's bye
+ * tells, and a crashed page's calls would hold their lanes' slots until the worker stops).
+ */
+export function createTabBridge(limiter: Limiter, now: () => number, onError: (error: unknown) => void, locks?: LockManagerLike): TabBridge {
   /** Page tab id → its Client, to answer it (pages are known by the messages they send). */
   const pages = new Map<string, PageTarget>()
   let handler: ((message: TabMessage) => void) | undefined
@@ -40,7 +47,17 @@ export function createTabBridge(limiter: Limiter, now: () => number, onError: (e
       pages.clear()
     },
   }
-  const host = createTabHost({ tabId: SERVICE_WORKER_TAB_ID, channel, limiter, leads: () => true, now, onError })
+  const watcher = lockPresence(locks, undefined, onError)
+  const presence: Presence = {
+    watch: (tab, gone) =>
+      watcher.watch(tab, () => {
+        pages.delete(tab)
+        gone()
+      }),
+    unwatch: (tab) => watcher.unwatch(tab),
+    close: () => watcher.close(),
+  }
+  const host = createTabHost({ tabId: SERVICE_WORKER_TAB_ID, channel, limiter, leads: () => true, now, presence, onError })
   return {
     onMessage(event) {
       const message = readTabMessage(event.data)
@@ -55,6 +72,7 @@ export function createTabBridge(limiter: Limiter, now: () => number, onError: (e
     },
     close() {
       host.close()
+      presence.close()
       channel.close()
     },
   }

@@ -25,7 +25,7 @@ export interface TabLimiterOptions extends LimiterOptions {
   channel?: TabChannel | null
   /** `navigator.locks` by default; `null` forces the BroadcastChannel election. */
   locks?: LockManagerLike | null
-  /** This tab's id (default a random UUID). */
+  /** This tab's id (default a random UUID); unique per origin, as it names the tab's presence lock. */
   tabId?: string
   /**
    * Every scope is led by this party instead of an elected tab: the service worker
@@ -105,7 +105,7 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
   let host: TabHost
   let away = false
   const joinGroup = () => {
-    presence = lockPresence(locks, group, tabId, report)
+    presence = lockPresence(locks, tabId, report)
     election = fixed !== undefined ? fixedLeader(fixed) : createElection({ tabId, group, channel, locks, onError: report, events })
     host = createTabHost({ tabId, channel, limiter: local, now, presence, onError: report, leads: (scope) => election.leaderOf(scope) === tabId })
   }

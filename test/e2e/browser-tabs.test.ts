@@ -384,6 +384,19 @@ describe('tabs sharing one lane without a service worker, in Chromium', () => {
       expect(lane.successes).toBe(TABS * REQUESTS_PER_TAB)
       if (backoffRuns.length > 0) expect(rejected).toBeLessThanOrEqual(0.2 * Math.min(...backoffRuns))
       expect(browser.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([])
+
+      // The uncontrolled tab crashes with calls in the worker's lane: the worker hears it from the
+      // tab's presence lock (no bye comes) and drops them, or they would hold the lane's slots.
+      const load = { requests: 1_000, concurrency: 2, durationMs: 2_500 }
+      void runDemo(bypassed, load).catch(() => undefined) // dies with its renderer
+      const loads = Promise.all(tabs.slice(0, -1).map((tab) => runDemo(tab, load)))
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      const session = await bypassed.context().newCDPSession(bypassed)
+      void session.send('Page.crash').catch(() => undefined) // never answers: its page is gone
+      expectAllSettled(await loads)
+      const workerLane = async () => ((await tabs[0]!.evaluate(() => window.demo!.stats())).stats as { inFlight: number; queued: number }[])[0]
+      await expect.poll(workerLane, { timeout: 10_000 }).toMatchObject({ inFlight: 0, queued: 0 })
+      process.stdout.write(`browser-tabs uncontrolled tab crash: ${JSON.stringify(await workerLane())}\n`)
     } finally {
       await browser.close()
     }
