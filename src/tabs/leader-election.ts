@@ -6,6 +6,7 @@
 // and followers re-elect when it falls silent.
 import { TAB_MESSAGE, tabChannelName, tabMessage, type TabMessage } from '../protocol/tab-messages.js'
 import type { TabChannel } from './tab-channel.js'
+import { lockPresence } from './tab-presence.js'
 
 /** The part of `navigator.locks` the election uses. */
 export interface LockManagerLike {
@@ -72,11 +73,32 @@ export function createElection(options: ElectionOptions): Election {
 
   const post = (payload: Parameters<typeof tabMessage>[0]) => channel.post(tabMessage(payload, tabId))
 
+  // A followed leader's presence lock (tab-presence.ts): a hello can come late, after its tab
+  // crashed (the channel orders one sender's messages, not two senders'), and a follower that
+  // believed it would hand its calls to nobody until their deadlines. The browser grants the
+  // lock once that tab is gone, and the follower then treats it as gone, as on its bye.
+  const leaderPresence = lockPresence(locks, undefined, report)
+
   const setLeader = (scope: string, state: ScopeState, leader: string | undefined) => {
     if (state.leader === leader) return
     state.leader = leader
     if (leader === tabId) events.lead(scope)
     else events.follow(scope, leader)
+    if (leader !== undefined && leader !== tabId) leaderPresence.watch(leader, () => leaderLeft(leader, undefined))
+  }
+
+  /** `leader` stopped leading `only` (every scope when undefined): find the next one. */
+  const leaderLeft = (leader: string, only: string | undefined) => {
+    if (closed) return
+    for (const [scope, state] of scopes) {
+      if (state.leader !== leader || (only !== undefined && only !== scope)) continue
+      setLeader(scope, state, undefined)
+      // With locks the browser passes the lock on and the new holder says hello; but the
+      // channel orders one sender's messages, not two senders': the new holder's hello
+      // may have come before this bye (after a late hello of the old leader), so ask.
+      if (locks) post({ type: TAB_MESSAGE.who, scope })
+      else bid(scope, state)
+    }
   }
 
   // ---- Web Locks ----
@@ -189,15 +211,7 @@ export function createElection(options: ElectionOptions): Election {
           return
         }
         case TAB_MESSAGE.bye: {
-          for (const [scope, state] of scopes) {
-            if (state.leader !== message.from || (message.scope !== undefined && message.scope !== scope)) continue
-            setLeader(scope, state, undefined)
-            // With locks the browser passes the lock on and the new holder says hello; but the
-            // channel orders one sender's messages, not two senders': the new holder's hello
-            // may have come before this bye (after a late hello of the old leader), so ask.
-            if (locks) post({ type: TAB_MESSAGE.who, scope })
-            else bid(scope, state)
-          }
+          leaderLeft(message.from, message.scope)
           return
         }
         default:
@@ -214,6 +228,7 @@ export function createElection(options: ElectionOptions): Election {
         state.leader = undefined
       }
       closed = true
+      leaderPresence.close()
       if (heartbeat !== undefined) clearInterval(heartbeat)
     },
   }

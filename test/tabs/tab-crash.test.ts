@@ -3,7 +3,8 @@
 // the channel, only the browser releasing its locks. Every call of the tabs left must still
 // settle, and the leader's lane must not keep a dead tab's calls or slots.
 import { afterEach, describe, expect, it } from 'vitest'
-import { broadcastTabChannel } from '../../src/tabs/tab-channel.js'
+import { TAB_MESSAGE, tabMessage, type TabMessage } from '../../src/protocol/tab-messages.js'
+import { broadcastTabChannel, type TabChannel } from '../../src/tabs/tab-channel.js'
 import { fakeLocks } from './fake-locks.js'
 import { answerInTurn, API, closeTabs, held, leadWith, newGroup, ok, openCrashableTab, openTab } from './harness.js'
 
@@ -44,6 +45,37 @@ describe('a tab that crashes', () => {
     await expect.poll(() => leader.limiter.stats()[0]).toMatchObject({ inFlight: 0, queued: 0 })
     expect((await leader.client.fetch(`${API}/after`)).status).toBe(200)
   })
+})
+
+describe('a hello from a tab that is gone', () => {
+  it('a follower that heard it last (a late hello of a crashed leader) asks who leads once the browser grants that tab\'s presence lock, and its call goes', async () => {
+    const group = newGroup()
+    const locks = fakeLocks()
+    const leader = openTab(group, locks.tab(), ok)
+    await leadWith(leader)
+    // The follower's own wire, to deliver one message to it alone: the leader never hears the
+    // ghost's hello, so it cannot answer with its own (which would mend the follower anyway).
+    const wire = broadcastTabChannel(group)!
+    let deliver: ((message: TabMessage) => void) | undefined
+    const channel: TabChannel = {
+      post: (message) => wire.post(message),
+      listen(handler) {
+        deliver = handler
+        const stop = wire.listen(handler)
+        return () => {
+          deliver = undefined
+          stop()
+        }
+      },
+      close: () => wire.close(),
+    }
+    const follower = openTab(group, locks.tab(), ok, { channel })
+    expect((await follower.client.fetch(`${API}/before`)).status).toBe(200)
+    deliver!(tabMessage({ type: TAB_MESSAGE.hello, scope: API }, 'crashed-leader'))
+    const call = follower.client.fetch(`${API}/after`, { politeFetch: { deadlineMs: 5_000 } })
+    expect((await call).status).toBe(200)
+    expect(follower.limiter.info().leaders[API]).toBe(leader.limiter.tabId)
+  }, 10_000)
 })
 
 describe('a leader that crashes where Web Locks are missing (BroadcastChannel election)', () => {
