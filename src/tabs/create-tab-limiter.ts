@@ -125,6 +125,7 @@ export function createTabLimiter(options: TabLimiterOptions = {}): TabLimiter {
     clock: resolved.clock,
     deadlineMs: resolved.deadlineMs,
     retryBudget: resolved.retryBudget,
+    giveUp: resolved.giveUp,
   })
 
   const stopListening = channel.listen((message) => {

@@ -6,7 +6,7 @@
 import type { Limiter } from '../client/create-limiter.js'
 import { ClosedError, DeadlineError, RetryBudgetError } from '../client/errors.js'
 import { type AnyClock, cancelTimer, startTimer } from '../client/timer.js'
-import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../client/limiter-types.js'
+import type { AttemptOutcome, AttemptReport, GiveUpMode, Job, Settlement } from '../client/limiter-types.js'
 import { finalAnswer } from '../core/retry-policy.js'
 import type { Signal } from '../core/types.js'
 import { TAB_MESSAGE, type SignalData, type TabMessage, type TabPayload } from '../protocol/tab-messages.js'
@@ -27,6 +27,7 @@ export interface FollowerCallsOptions {
   /** The limiter's defaults, for jobs without their own. */
   deadlineMs: number
   retryBudget: number
+  giveUp: GiveUpMode
 }
 
 export interface FollowerCalls {
@@ -57,6 +58,26 @@ function toSignalData(signal: Signal): SignalData {
   return data
 }
 
+/** The give-ups `giveUp: 'response'` answers with the server's response, by the error's class. */
+const ANSWERED_GIVE_UPS: Record<string, string> = {
+  DeadlineError: 'deadline',
+  RetryBudgetError: 'retry-budget',
+  RetryAfterTooLongError: 'retry-after-too-long',
+}
+
+/**
+ * Ends `call` with a give-up's `error`, or, when the call answers give-ups with a response and
+ * holds one, with that response marked (give-up-header.ts), as the tab's own lane does. The
+ * lane decides, the follower answers: only the follower holds its responses.
+ */
+function giveUp(call: RemoteCall<unknown>, error: Error, retryAt: number | undefined): void {
+  const reason = Object.hasOwn(ANSWERED_GIVE_UPS, error.name) ? ANSWERED_GIVE_UPS[error.name] : undefined
+  const answer = reason !== undefined && call.answersGiveUps ? call.takeAnswer() : undefined
+  call.discardAll()
+  if (answer?.gaveUp !== undefined) call.sink.resolve(answer.gaveUp(reason!, retryAt))
+  else call.sink.reject(error)
+}
+
 /** What an attempt that failed without a response tells the retry rules. */
 const FAILED: Signal = { kind: 'error', status: 0 }
 
@@ -83,7 +104,7 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
       if (!end(call)) return
       const remainingMs = call.deadlineAt - now()
       if (remainingMs <= 0) {
-        call.sink.reject(new DeadlineError(`polite-fetch: deadline reached for ${call.job.label ?? call.scope}`, { request: call.job.label, attempts: call.attempts }))
+        giveUp(call, new DeadlineError(`polite-fetch: deadline reached for ${call.job.label ?? call.scope}`, { request: call.job.label, attempts: call.attempts }), undefined)
         return
       }
       call.job.deadlineMs = remainingMs
@@ -130,15 +151,14 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
           : finalAnswer(FAILED, call.job.finalFailure?.(error) === undefined, undefined, call.job.retryErrors === true) === undefined
       if (!retry || call.retryBudget <= 0) {
         if (!end(call)) return
+        if (retry) {
+          giveUp(call, new RetryBudgetError('polite-fetch: retry budget used up', { request: call.job.label, attempts: call.attempts }), outcome?.signal.retryAt)
+          return
+        }
         call.results.delete(call.attempts)
         call.discardAll()
-        if (!retry) {
-          if (outcome !== undefined) call.sink.resolve(outcome.value)
-          else call.sink.reject(error)
-        } else {
-          outcome?.discard?.()
-          call.sink.reject(new RetryBudgetError('polite-fetch: retry budget used up', { request: call.job.label, attempts: call.attempts }))
-        }
+        if (outcome !== undefined) call.sink.resolve(outcome.value)
+        else call.sink.reject(error)
         return
       }
       call.retryBudget--
@@ -248,8 +268,7 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
       case TAB_MESSAGE.reject:
         // An attempt still in flight is abandoned, not cancelled, as in the tab's own lane.
         if (!end(call)) return
-        call.discardAll()
-        call.sink.reject(fromErrorData(message.error))
+        giveUp(call, fromErrorData(message.error), message.error.retryAt)
         return
       case TAB_MESSAGE.learnRoute:
         call.job.learnRoute?.(message.policy)
@@ -261,7 +280,8 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
   function submit<T>(job: Job<T>, sink: Settlement<T>): void {
     const signal = job.signal
     const deadlineAt = now() + validAmount(job.deadlineMs, options.deadlineMs)
-    const call = new RemoteCall<T>(++seq, job, sink, deadlineAt, validAmount(job.retryBudget, options.retryBudget))
+    const answers = (job.giveUp ?? options.giveUp) === 'response'
+    const call = new RemoteCall<T>(++seq, job, sink, deadlineAt, validAmount(job.retryBudget, options.retryBudget), answers)
     const untyped = call as unknown as RemoteCall<unknown>
     calls.set(call.id, untyped)
     if (signal !== undefined) {
@@ -283,7 +303,7 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
         () => {
           if (!end(untyped)) return
           leaveCall(untyped)
-          sink.reject(new DeadlineError(`polite-fetch: deadline reached for ${job.label ?? job.scope}`, { request: job.label, attempts: call.attempts }))
+          giveUp(untyped, new DeadlineError(`polite-fetch: deadline reached for ${job.label ?? job.scope}`, { request: job.label, attempts: call.attempts }), undefined)
         },
         undefined,
       )

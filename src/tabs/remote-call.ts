@@ -28,12 +28,21 @@ export class RemoteCall<T> {
   /** Answers of attempts the leader has not decided on yet (normally at most one). */
   readonly results = new Map<number, AttemptResult<T>>()
   done = false
+  /**
+   * With `giveUp: 'response'`: the newest response the leader had retried (status and headers,
+   * its body released), which a later give-up answers with, as the tab's own lane does.
+   */
+  lastAnswer: AttemptOutcome<T> | undefined = undefined
   /** Cancels the call's deadline timer (set through the limiter's clock). */
   stopTimer: (() => void) | undefined = undefined
   onAbort: (() => void) | undefined = undefined
 
-  constructor(id: number, job: Job<T>, sink: Settlement<T>, deadlineAt: number, retryBudget: number) {
+  /** Whether a give-up (deadline, retry budget, a too-long Retry-After) answers with the server's response. */
+  readonly answersGiveUps: boolean
+
+  constructor(id: number, job: Job<T>, sink: Settlement<T>, deadlineAt: number, retryBudget: number, answersGiveUps: boolean) {
     this.id = id
+    this.answersGiveUps = answersGiveUps
     this.job = job
     this.sink = sink
     this.scope = job.scope
@@ -54,10 +63,25 @@ export class RemoteCall<T> {
   discard(attempt: number): void {
     const result = this.results.get(attempt)
     this.results.delete(attempt)
-    result?.outcome?.discard?.()
+    const outcome = result?.outcome
+    outcome?.discard?.()
+    if (this.answersGiveUps && isAnswer(outcome)) this.lastAnswer = outcome
+  }
+
+  /** The response a give-up answers with: the newest attempt's, kept whole, or the last one retried. */
+  takeAnswer(): AttemptOutcome<T> | undefined {
+    const newest = this.results.get(this.attempts)?.outcome
+    if (!isAnswer(newest)) return this.lastAnswer
+    this.results.delete(this.attempts)
+    return newest
   }
 
   discardAll(): void {
     for (const attempt of [...this.results.keys()]) this.discard(attempt)
   }
+}
+
+/** A response from the server (not a transport error) that can stand in for a give-up. */
+function isAnswer<T>(outcome: AttemptOutcome<T> | undefined): outcome is AttemptOutcome<T> {
+  return outcome !== undefined && outcome.signal.status > 0 && outcome.gaveUp !== undefined
 }

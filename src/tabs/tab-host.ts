@@ -56,6 +56,8 @@ class RemoteJob implements Job<AttemptRef>, Settlement<AttemptRef> {
   readonly label: string | undefined
   readonly route: string | undefined
   readonly optionalAttemptSignal = true
+  /** The follower answers its own give-ups (it holds the responses); the lane only decides them. */
+  readonly giveUp = 'throw' as const
   readonly controller = new AbortController()
   readonly signal = this.controller.signal
   readonly attemptsDone: number
