@@ -55,6 +55,9 @@ export interface PacingContext {
   giveUp: GiveUpMode | undefined
 }
 
+/** Give-up reason of a dispatch whose dispatcher underneath is closed or destroyed. */
+const CLOSED = 'closed'
+
 /** Why a throttled response was passed through instead of retried. */
 export const BODY_NOT_REPLAYABLE = 'body-not-replayable'
 
@@ -355,6 +358,11 @@ export class PacedDispatch
       if (attempt.error instanceof errors.InvalidArgumentError) {
         attempt.retryable = false
         attempt.reason = INVALID_REQUEST
+      } else if (attempt.error instanceof errors.ClientClosedError || attempt.error instanceof errors.ClientDestroyedError) {
+        // The dispatcher underneath was closed (an Agent composed with the interceptor, or
+        // one given to the agent): every later attempt would fail the same way.
+        attempt.retryable = false
+        attempt.reason = CLOSED
       }
       // Otherwise whether the request may be sent again is the job's `retryErrors`.
       return

@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher } from 'undici'
+import { Agent, request, type Dispatcher } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import { none } from '../../src/core/pacers/index.js'
 import { politeInterceptor } from '../../src/node/index.js'
@@ -267,5 +267,38 @@ describe('PacedDispatch under undici: late, throwing and aborted attempts', () =
     held[0]!.handler.onConnect!((reason) => void aborts.push(reason?.message ?? ''), {})
     expect(aborts).toEqual(['early'])
     expect(caller.events).toEqual(['error early'])
+  })
+})
+
+describe('PacedDispatch over a dispatcher that was closed or destroyed', () => {
+  // `new Agent().compose(polite)` then `close()`: the Agent is closed, the limiter still
+  // holds queued calls. Their attempts can only ever fail: the caller gets undici's error
+  // at once instead of retries until the deadline (53 s and a DeadlineError before).
+  it.each(['close', 'destroy'] as const)('a GET queued when the Agent underneath is closed (%s) fails at once with undici’s error', async (how) => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const server = await startScriptedServer(() => ({ status: 200, body: 'ok', holdUntil: held }))
+    const interceptor = politeInterceptor({ strategy: none(), maxInFlight: 1, deadlineMs: 3_000 })
+    const giveUps: string[] = []
+    interceptor.limiter.on('give-up', (event) => giveUps.push(event.reason))
+    const agent = new Agent()
+    const dispatcher = agent.compose(interceptor)
+    cleanups.push(() => server.close(), () => interceptor.close())
+    const outcome = (path: string) =>
+      request(`${server.url}${path}`, { dispatcher }).then(
+        async (res) => `${res.statusCode} ${await res.body.text()}`,
+        (error: Error) => error.name,
+      )
+    const first = outcome('/first')
+    const queued = outcome('/queued')
+    await until(() => server.received.length === 1)
+    const closing = how === 'close' ? agent.close() : agent.destroy()
+    release()
+    expect(await queued).toBe(how === 'close' ? 'ClientClosedError' : 'ClientDestroyedError')
+    // Closing lets the request in flight finish; destroying fails it the same way.
+    expect(await first).toBe(how === 'close' ? '200 ok' : 'ClientDestroyedError')
+    await closing
+    expect(interceptor.limiter.stats()).toMatchObject([{ attempts: 2, retries: 0, inFlight: 0 }])
+    expect(giveUps).toEqual(how === 'close' ? ['closed'] : ['closed', 'closed'])
   })
 })
