@@ -19,10 +19,26 @@ export interface Installed {
   readonly limiter: Limiter
   /** The paced dispatcher now installed globally (a `PoliteAgent` over `options.dispatcher` or the previous one). */
   readonly dispatcher: PoliteAgent
-  /** Put the previous global dispatcher back. Idempotent. */
+  /** Put the previous global dispatcher back (skipping earlier installations uninstalled since). Idempotent. */
   uninstall(): void
   /** `uninstall()`, then stop telemetry and close the limiter (saving pacer state to the store). */
   close(): Promise<void>
+}
+
+// Every installation's agent, with what it replaced and whether it is still installed.
+const installations = new WeakMap<Dispatcher, { previous: Dispatcher; installed: boolean }>()
+
+/**
+ * What to put back for an installation that replaced `previous`: an installation made before
+ * it and already uninstalled (its agent closed, likely: two libraries that install() and close
+ * first-in first-out) is skipped for what it had replaced, as it would have put that back.
+ */
+function restorable(previous: Dispatcher): Dispatcher {
+  let back = previous
+  for (let earlier = installations.get(back); earlier !== undefined && !earlier.installed; earlier = installations.get(back)) {
+    back = earlier.previous
+  }
+  return back
 }
 
 /**
@@ -44,12 +60,13 @@ export function install(options: InstallOptions = {}): Installed {
   // its owner's: the previous global one is put back by uninstall().
   const dispatcher = new PoliteAgent({ ...options, dispatcher: base })
   setGlobalDispatcher(dispatcher)
-  let installed = true
+  const installation = { previous, installed: true }
+  installations.set(dispatcher, installation)
   const uninstall = (): void => {
-    if (!installed) return
-    installed = false
+    if (!installation.installed) return
+    installation.installed = false
     // Only undo our own installation: someone may have installed over it since.
-    if (getGlobalDispatcher() === dispatcher) setGlobalDispatcher(previous)
+    if (getGlobalDispatcher() === dispatcher) setGlobalDispatcher(restorable(previous))
   }
   return {
     limiter: dispatcher.limiter,

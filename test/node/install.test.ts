@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
-import { fetch as undiciFetch, getGlobalDispatcher, request } from 'undici'
+import { fetch as undiciFetch, getGlobalDispatcher, request, setGlobalDispatcher } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import { atb, none } from '../../src/core/pacers/index.js'
 import { fileStore, install, type Installed } from '../../src/node/index.js'
@@ -74,6 +74,39 @@ describe('install()', () => {
     // The previous dispatcher still works, unpaced (the closed limiter saw nothing more).
     expect(await (await request(`${server.url}/b`)).body.text()).toBe('ok 3')
     expect(paced.limiter.stats()[0]).toMatchObject({ attempts: 2, throttled: 1 })
+  })
+
+  it('installed twice and closed first-in first-out: the original dispatcher comes back, not the closed first agent', async () => {
+    // Two libraries of one process each call install(); the first to finish closes first.
+    const before = getGlobalDispatcher()
+    server = await startScriptedServer(() => ({ status: 200, body: 'ok' }))
+    const first = install({ strategy: none() })
+    const second = install({ strategy: none() })
+    try {
+      await first.close()
+      await second.close()
+      // Before: the global dispatcher was left as the first's closed agent (every request: ClientClosedError).
+      expect(getGlobalDispatcher()).toBe(before)
+      expect(await (await request(`${server.url}/after`)).body.text()).toBe('ok')
+    } finally {
+      if (getGlobalDispatcher() !== before) setGlobalDispatcher(before)
+    }
+  })
+
+  it('installed twice and uninstalled last-in first-out: each uninstall() puts back what it replaced', async () => {
+    const before = getGlobalDispatcher()
+    const first = install({ strategy: none() })
+    const second = install({ strategy: none() })
+    try {
+      second.uninstall()
+      expect(getGlobalDispatcher()).toBe(first.dispatcher)
+      first.uninstall()
+      expect(getGlobalDispatcher()).toBe(before)
+    } finally {
+      if (getGlobalDispatcher() !== before) setGlobalDispatcher(before)
+      await first.close()
+      await second.close()
+    }
   })
 
   it('works when the global fetch ran before polite-fetch/node was loaded (bundled undici 6 dispatcher)', async () => {
