@@ -9,7 +9,7 @@ import { type AnyClock, cancelTimer, startTimer } from '../client/timer.js'
 import type { AttemptOutcome, AttemptReport, GiveUpMode, Job, Settlement } from '../client/limiter-types.js'
 import { finalAnswer } from '../core/retry-policy.js'
 import type { Signal } from '../core/types.js'
-import { TAB_MESSAGE, type SignalData, type TabMessage, type TabPayload } from '../protocol/tab-messages.js'
+import { TAB_MESSAGE, type ErrorData, type SignalData, type TabMessage, type TabPayload } from '../protocol/tab-messages.js'
 import { RemoteCall } from './remote-call.js'
 import { fromErrorData, toErrorData } from './tab-errors.js'
 
@@ -81,6 +81,22 @@ function giveUp(call: RemoteCall<unknown>, error: Error, retryAt: number | undef
 /** What an attempt that failed without a response tells the retry rules. */
 const FAILED: Signal = { kind: 'error', status: 0 }
 
+/** A used-up budget, worded as the lane words it (call-errors.ts), counted over the whole call. */
+const budgetError = (call: RemoteCall<unknown>, retryAt?: number) =>
+  new RetryBudgetError(
+    `polite-fetch: ${call.job.label ?? call.scope}: retry budget of ${call.retryBudget} used up after ${call.attempts} attempt${call.attempts === 1 ? '' : 's'}`,
+    { request: call.job.label, attempts: call.attempts, retryAt },
+  )
+
+/**
+ * A leader's give-up, told in the call's own terms: after a handover the lane counted only the
+ * attempts it granted and the budget it was left, the follower knows every attempt and the whole budget.
+ */
+function leaderGiveUp(call: RemoteCall<unknown>, data: ErrorData): Error {
+  if (data.name === 'RetryBudgetError') return budgetError(call, data.retryAt)
+  return fromErrorData({ ...data, attempts: Math.max(data.attempts ?? 0, call.attempts) })
+}
+
 const validAmount = (value: unknown, fallback: number) => (typeof value === 'number' && value >= 0 ? value : fallback)
 
 export function createFollowerCalls(options: FollowerCallsOptions): FollowerCalls {
@@ -100,6 +116,12 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
     const leader = options.leaderOf(call.scope)
     call.submittedTo = undefined
     if (leader === undefined) return // sent on the next hello
+    const retryBudget = call.budgetFromHere()
+    if (retryBudget < 0) {
+      // Only a leader that counted from a fresh budget (an older tab) gets here: the follower keeps the caller's limit.
+      if (end(call)) giveUp(call, budgetError(call), undefined)
+      return
+    }
     if (leader === tabId) {
       if (!end(call)) return
       const remainingMs = call.deadlineAt - now()
@@ -108,7 +130,7 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
         return
       }
       call.job.deadlineMs = remainingMs
-      call.job.retryBudget = call.retryBudget
+      call.job.retryBudget = retryBudget
       local.submit(call.job, call.sink)
       return
     }
@@ -123,7 +145,7 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
           cost: typeof job.cost === 'number' && job.cost >= 0 && Number.isFinite(job.cost) ? job.cost : 1,
           ...(typeof job.priority === 'number' && Number.isFinite(job.priority) ? { priority: job.priority } : {}),
           deadlineAt: call.deadlineAt,
-          retryBudget: call.retryBudget,
+          retryBudget, // retries left: the protocol's meaning since v1, so an older leader counts right too
           retryErrors: job.retryErrors === true,
           ...(job.label !== undefined ? { label: job.label } : {}),
           ...(job.route !== undefined ? { route: job.route } : {}),
@@ -149,10 +171,10 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
         outcome !== undefined
           ? outcome.neutral !== true && finalAnswer(outcome.signal, outcome.retryable, outcome.reason, call.job.retryErrors === true) === undefined
           : finalAnswer(FAILED, call.job.finalFailure?.(error) === undefined, undefined, call.job.retryErrors === true) === undefined
-      if (!retry || call.retryBudget <= 0) {
+      if (!retry || call.budgetFromHere() < 0) {
         if (!end(call)) return
         if (retry) {
-          giveUp(call, new RetryBudgetError('polite-fetch: retry budget used up', { request: call.job.label, attempts: call.attempts }), outcome?.signal.retryAt)
+          giveUp(call, budgetError(call), outcome?.signal.retryAt)
           return
         }
         call.results.delete(call.attempts)
@@ -161,7 +183,6 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
         else call.sink.reject(error)
         return
       }
-      call.retryBudget--
       call.discardAll()
     }
     submitTo(call)
@@ -268,7 +289,7 @@ export function createFollowerCalls(options: FollowerCallsOptions): FollowerCall
       case TAB_MESSAGE.reject:
         // An attempt still in flight is abandoned, not cancelled, as in the tab's own lane.
         if (!end(call)) return
-        giveUp(call, fromErrorData(message.error), message.error.retryAt)
+        giveUp(call, leaderGiveUp(call, message.error), message.error.retryAt)
         return
       case TAB_MESSAGE.learnRoute:
         call.job.learnRoute?.(message.policy)

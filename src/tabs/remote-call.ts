@@ -16,9 +16,10 @@ export class RemoteCall<T> {
   readonly sink: Settlement<T>
   /** The lane it was submitted to (job.scope may change later, when a route splits). */
   readonly scope: string
+  /** Epoch ms: set once when the call began, sent to every leader, so no handover restarts it. */
   readonly deadlineAt: number
-  /** Retries left. */
-  retryBudget: number
+  /** The call's whole retry budget, as its caller gave it (not what is left: see budgetFromHere). */
+  readonly retryBudget: number
   /** Attempts sent so far, under any leader. */
   attempts = 0
   /** The leader the call is submitted to; undefined while waiting for one. */
@@ -48,6 +49,17 @@ export class RemoteCall<T> {
     this.scope = job.scope
     this.deadlineAt = deadlineAt
     this.retryBudget = retryBudget
+  }
+
+  /**
+   * The retry budget of a lane whose first attempt is this call's next one. Every attempt
+   * already sent but the first was a retry, and the next is one too, so `attempts` retries are
+   * spent. A leader that left after deciding a retry had spent it without sending it: with the
+   * whole budget again, the next leader let one call make more than retryBudget + 1 attempts.
+   * Negative when the call has no attempt left.
+   */
+  budgetFromHere(): number {
+    return this.retryBudget - this.attempts
   }
 
   /** Ends the call (once): releases responses nobody will read, stops listening. */
