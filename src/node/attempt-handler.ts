@@ -186,7 +186,10 @@ export class AttemptHandler implements AttemptOutcome<AttemptHandler> {
 
   /** Throw the held response away: drain a small body (keeps the socket), abort a large one. */
   discard(): void {
-    if (this.#mode === 'discarded' || this.#mode === 'delivered') return
+    // Nothing to throw away before a head (or failure) is in, and the attempt must still report
+    // its end when undici gives it (the limiter holds its in-flight slot until then); a call
+    // already over then discards what comes.
+    if (this.#mode !== 'held') return
     this.#mode = 'discarded'
     const finished = this.#queue?.some((item) => item.kind !== 'data') ?? false
     this.#queue = undefined
