@@ -60,7 +60,15 @@ export function compileMatch(
         }
       }
     }
-    if (rule instanceof RegExp) return (request) => rule.test(request.url)
+    if (rule instanceof RegExp) {
+      // A copy, read from index 0 every time: a `g` or `y` RegExp's test() resumes at its
+      // lastIndex, so the same URL would match and not match in turn.
+      const pattern = new RegExp(rule)
+      return (request) => {
+        pattern.lastIndex = 0
+        return pattern.test(request.url)
+      }
+    }
     const { origin, pathPrefix } = typeof rule === 'string' ? urlRule(rule, workerOrigin) : objectRule(rule)
     return (request) => {
       let url: URL

@@ -34,6 +34,16 @@ describe('compileMatch', () => {
     expect(m(get('https://x.example/quota/abc'))).toBe(false)
   })
 
+  it('answers the same for every request with a global or sticky RegExp (test() keeps lastIndex)', () => {
+    const global = /\/api\//g
+    const m = compileMatch(global, WORKER)
+    expect([1, 2, 3, 4].map(() => m(get('https://x.example/api/items')))).toEqual([true, true, true, true])
+    expect(global.lastIndex).toBe(0) // the caller's RegExp is not touched
+    const sticky = compileMatch(/https:\/\/x\.example\//y, WORKER)
+    expect([1, 2].map(() => sticky(get('https://x.example/a')))).toEqual([true, true])
+    expect(sticky(get('https://y.example/https://x.example/'))).toBe(false) // still anchored at the start
+  })
+
   it('requires every part of an object rule, normalising the origin', () => {
     const m = compileMatch({ origin: 'HTTPS://API.Example:443', pathPrefix: '/v1' }, WORKER)
     expect(m(get('https://api.example/v1/a'))).toBe(true)
