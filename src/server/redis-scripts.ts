@@ -20,6 +20,8 @@
 //  12 hints zset    source scored by its quota hint  } source's counts used to run
 //  13 untrusted clients zset, 14 untrusted weights zset: the same for untrusted sources, whose
 //                   counted sums move by the sources between the old cap and the new one
+//  15 claim order zset  every untrusted source's key 9, scored by a sequence of its last claim } report only: the
+//  16 claim books hash  key 9 -> "records lastClaimAt"; 'total' records, 'seq' the sequence   } maxScopeClaims cap
 // Numbers come back as strings: Redis truncates Lua numbers to integers.
 
 const shared = `
@@ -204,7 +206,7 @@ end
 /** ARGV: now, reportBucketMs, reportBuckets, activeBucketMs, activeBuckets, includeCurrent, idleMs,
  *  sourceMedianMultiple, minQuotaSources, keyTtlMs, scope, clientId, attempts, throttled, weight, quotaHint|'',
  *  seq|'', source, trusted, overflowId, maxAttempts, maxClientsPerScope, maxScopes, maxClients,
- *  maxScopesPerSource, maxClientsPerSource.
+ *  maxScopesPerSource, maxClientsPerSource, maxScopeClaims.
  *  → { 'ok'|'dup', attempts, 429 reports, counted clients, counted weight, weight, source weight,
  *      weight cap, source trusted, quota|'' } or { 'refused', retryAfterMs }. */
 export const REPORT_SCRIPT = `${shared}
@@ -214,6 +216,43 @@ local attempts, throttled, weightArg = tonumber(ARGV[13]), tonumber(ARGV[14]), t
 local quotaHint, seqArg, sourceKey, trusted, overflowId = ARGV[16], ARGV[17], ARGV[18], ARGV[19] == '1', ARGV[20]
 local maxAttempts, maxClientsPerScope, maxScopes = tonumber(ARGV[21]), tonumber(ARGV[22]), tonumber(ARGV[23])
 local maxClients, maxScopesPerSource, maxClientsPerSource = tonumber(ARGV[24]), tonumber(ARGV[25]), tonumber(ARGV[26])
+local claimOrderKey, claimBooksKey, maxScopeClaims = KEYS[15], KEYS[16], tonumber(ARGV[27])
+
+-- The records of which scopes each untrusted source reported on (its key 9), capped over the
+-- tenant as the memory store caps them (aggregator.ts, claim()): beyond maxScopeClaims the
+-- sources that claimed least recently are forgotten, never refused. Without the cap they only
+-- expired by TTL, so a fleet of many addresses grew Redis without bound within a TTL. The order
+-- is a sequence, not the time, so it is the memory store's even within one millisecond. The
+-- books hold each source's count as last seen, so one forgotten after Redis expired its set on
+-- its own clock still leaves the total right. A hash field named 'total' or 'seq' is no key 9
+-- (those hold the hash tag's braces).
+local claimBooks = redis.call('HMGET', claimBooksKey, 'total', 'seq')
+local claimTotal, claimSeq = tonumber(claimBooks[1]) or 0, tonumber(claimBooks[2]) or 0
+
+local function forgetSource(key)
+  local entry = redis.call('HGET', claimBooksKey, key)
+  if entry then claimTotal = claimTotal - tonumber(string.match(entry, '^(%S+)')) end
+  redis.call('HDEL', claimBooksKey, key)
+  redis.call('ZREM', claimOrderKey, key)
+  redis.call('DEL', key)
+end
+
+local function saveClaims()
+  redis.call('HSET', claimBooksKey, 'total', fmt(claimTotal), 'seq', fmt(claimSeq))
+  redis.call('PEXPIRE', claimBooksKey, ttlMs)
+  redis.call('PEXPIRE', claimOrderKey, ttlMs)
+end
+
+-- Sources whose last claim is an idle window old leave, least recent first (as prune() does).
+-- At most 64 per report keeps one script short; any left go with the next reports, which add
+-- at most one source each.
+for _ = 1, 64 do
+  local oldest = redis.call('ZRANGE', claimOrderKey, 0, 0)[1]
+  if not oldest then break end
+  local lastAt = tonumber(string.match(redis.call('HGET', claimBooksKey, oldest) or '', ' (%S+)$'))
+  if lastAt and now - lastAt < idleMs then break end
+  forgetSource(oldest)
+end
 
 -- Scopes idle past the window leave the tenant's books (their own keys expire by TTL).
 local total = tonumber(redis.call('GET', tenantTotal)) or 0
@@ -231,23 +270,51 @@ if not live then
   meta = { tr = 0, cn = 0, cw = 0, kn = math.huge, kw = math.huge, v = '2' }
 end
 
+-- This source's records in claimTotal: what its set holds once its expired ones are dropped
+-- (claimsOf()); none while the books do not know it (a set they have not counted is counted at its next claim).
+local counted = 0
 if not trusted then
   redis.call('ZREMRANGEBYSCORE', claimsKey, '-inf', now - idleMs)
+  local entry = redis.call('HGET', claimBooksKey, claimsKey)
+  if entry then
+    local recorded, lastAt = string.match(entry, '^(%S+) (%S+)$')
+    counted = redis.call('ZCARD', claimsKey)
+    if counted ~= tonumber(recorded) then
+      claimTotal = claimTotal + counted - tonumber(recorded)
+      redis.call('HSET', claimBooksKey, claimsKey, fmt(counted) .. ' ' .. lastAt)
+    end
+  end
   if not redis.call('ZSCORE', claimsKey, scope) and redis.call('ZCARD', claimsKey) >= maxScopesPerSource then
     local oldest = redis.call('ZRANGE', claimsKey, 0, 0, 'WITHSCORES')
     redis.call('SET', tenantTotal, fmt(total), 'PX', ttlMs)
+    saveClaims()
     return { 'refused', fmt(math.max(1, idleMs - (now - tonumber(oldest[2])))) }
   end
 end
 if not live and redis.call('ZCARD', tenantScopes) >= maxScopes then
   local oldest = redis.call('ZRANGE', tenantScopes, 0, 0, 'WITHSCORES')
   redis.call('SET', tenantTotal, fmt(total), 'PX', ttlMs)
+  saveClaims()
   return { 'refused', fmt(math.max(1, idleMs - (now - tonumber(oldest[2])))) }
 end
 if not trusted then
   redis.call('ZADD', claimsKey, now, scope)
   redis.call('PEXPIRE', claimsKey, ttlMs)
+  local held = redis.call('ZCARD', claimsKey)
+  claimTotal = claimTotal + held - counted
+  claimSeq = claimSeq + 1
+  redis.call('HSET', claimBooksKey, claimsKey, fmt(held) .. ' ' .. fmt(now))
+  redis.call('ZADD', claimOrderKey, claimSeq, claimsKey)
+  -- Over the cap: forget the least recent sources, never this one (at most 64 a report: one
+  -- claim adds one record, so that only matters after the cap was lowered).
+  for _ = 1, 64 do
+    if claimTotal <= maxScopeClaims then break end
+    local oldest = redis.call('ZRANGE', claimOrderKey, 0, 0)[1]
+    if not oldest or oldest == claimsKey then break end
+    forgetSource(oldest)
+  end
 end
+saveClaims()
 redis.call('ZADD', tenantScopes, now, scope)
 redis.call('HSET', metaKey, 'lr', fmt(now))
 

@@ -62,7 +62,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
   let errors = 0
   // Without a listener ioredis prints every connection error; the count feeds /metrics.
   client.on('error', () => { errors++ })
-  client.defineCommand('politeReport', { numberOfKeys: 14, lua: REPORT_SCRIPT })
+  client.defineCommand('politeReport', { numberOfKeys: 16, lua: REPORT_SCRIPT })
   client.defineCommand('politeRead', { numberOfKeys: 14, lua: READ_SCRIPT })
   client.defineCommand('politeGauges', { numberOfKeys: 2, lua: GAUGE_SCRIPT })
 
@@ -82,7 +82,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
       const tag = `${prefix}{${encodeURIComponent(tenant)}}`
       const base = `${tag}:s:${encodeURIComponent(scope)}`
       cached = [`${base}:c`, `${base}:z`, `${base}:b`, `${base}:m`, `${base}:s`, `${tag}:scopes`, `${tag}:counts`, `${tag}:total`, `${tag}:a:`,
-        `${base}:rc`, `${base}:rw`, `${base}:rq`, `${base}:uc`, `${base}:uw`]
+        `${base}:rc`, `${base}:rw`, `${base}:rq`, `${base}:uc`, `${base}:uw`, `${tag}:claim-order`, `${tag}:claim-books`]
       if (keyCache.size >= 4096) keyCache.clear()
       keyCache.set(cacheKey, cached)
     }
@@ -121,7 +121,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     }
   }
 
-  const read = (tenant: string, scope: string, now: number) => client.politeRead(...keys(tenant, scope, ''), ...common(now), scope)
+  // A read keeps away from the claim books (keys 15 and 16): only reports claim.
+  const read = (tenant: string, scope: string, now: number) => client.politeRead(...keys(tenant, scope, '').slice(0, 14), ...common(now), scope)
 
   return {
     client,
@@ -137,6 +138,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
         learned === undefined ? '' : String(learned), report.seq === undefined ? '' : report.seq,
         source, origin.trusted ? '1' : '0', OVERFLOW_CLIENT_ID,
         o.maxAttemptsPerClientPerBucket, o.maxClientsPerScope, o.maxScopes, o.maxClients, o.maxScopesPerSource, o.maxClientsPerSource,
+        o.maxScopeClaims,
       )
       if (values[0] === 'refused') return { ok: false, reason: 'scope-limit', retryAfterMs: Number(values[1]) }
       return { ok: true, duplicate: values[0] === 'dup', reply: toReply(report.scope, values.slice(1), configured) }

@@ -75,7 +75,8 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
   })
 
   it('bounds sources, ids, scopes, quotas and duplicates exactly as the memory store does', async () => {
-    const options = { maxScopesPerSource: 4, maxClientsPerSource: 6, maxClientsPerScope: 40, maxClients: 60, maxScopes: 8 }
+    // maxScopeClaims 20: 9 addresses of up to 4 scopes each go past it, so addresses are forgotten as they report.
+    const options = { maxScopesPerSource: 4, maxClientsPerSource: 6, maxClientsPerScope: 40, maxClients: 60, maxScopes: 8, maxScopeClaims: 20 }
     const redisStore = createRedisStore({ url: redis.url, prefix: 'same:', ...options })
     for (let i = 0; i < 100 && redisStore.client.status !== 'ready'; i++) await new Promise((resolve) => setTimeout(resolve, 20))
     const memory = createMemoryStore(options)
@@ -186,6 +187,74 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
       await redisStore.close()
     }
   })
+
+  /** The records of which scopes each address reported on, as Redis holds them: one sorted set per address. */
+  async function claimRecords(client: Redis, tag: string): Promise<{ addresses: number; records: number }> {
+    let cursor = '0'
+    let addresses = 0
+    let records = 0
+    for (let i = 0; i < 10_000; i++) { // bounded: SCAN ends when the cursor comes back to 0
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${tag}:a:*`, 'COUNT', 1_000)
+      for (const key of keys) {
+        addresses++
+        records += await client.zcard(key)
+      }
+      cursor = next
+      if (cursor === '0') break
+    }
+    return { addresses, records }
+  }
+
+  it('caps the records of which scopes each address reported on per tenant (maxScopeClaims) as the memory store does', async () => {
+    const options = { maxScopesPerSource: 3, maxScopeClaims: 10 }
+    const redisStore = createRedisStore({ url: redis.url, prefix: 'claims:', ...options })
+    for (let i = 0; i < 100 && redisStore.client.status !== 'ready'; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    const memory = createMemoryStore(options)
+    const now = Math.floor(Date.now() / 10_000) * 10_000
+    const claim = async (source: string, scope: string, at: number) => {
+      const origin = { tenant: 't', source, trusted: false }
+      const report: TelemetryReport = { v: 1, scope, clientId: 'c', attempts: 1, throttled: 0 }
+      const [fromRedis, fromMemory] = [await redisStore.report(report, at, undefined, origin), await memory.report(report, at, undefined, origin)]
+      expect(fromRedis, `${source} ${scope}`).toEqual(fromMemory)
+      return fromMemory
+    }
+    try {
+      for (let i = 0; i < 3; i++) expect((await claim('192.0.2.1', `a${i}`, now)).ok).toBe(true)
+      expect(await claim('192.0.2.1', 'a3', now + 1)).toMatchObject({ ok: false, reason: 'scope-limit' })
+      // Four other addresses, two scopes each: 11 records, so the least recent address is forgotten...
+      for (let a = 2; a < 6; a++) for (let i = 0; i < 2; i++) expect((await claim(`192.0.2.${a}`, `b${a}-${i}`, now + 2)).ok).toBe(true)
+      expect(await claimRecords(redisStore.client, 'claims:{t}')).toEqual({ addresses: 4, records: 8 })
+      // ...and starts its count again; the others keep theirs.
+      expect((await claim('192.0.2.1', 'a3', now + 3)).ok).toBe(true)
+      expect((await claim('192.0.2.5', 'b5-2', now + 3)).ok).toBe(true)
+      expect(await claim('192.0.2.5', 'b5-3', now + 3)).toMatchObject({ ok: false, reason: 'scope-limit' })
+      expect((await claimRecords(redisStore.client, 'claims:{t}')).records).toBeLessThanOrEqual(10)
+    } finally {
+      await redisStore.close()
+    }
+  })
+
+  it('holds at most maxScopeClaims records in Redis under a flood of addresses, replying as the memory store does', async () => {
+    const options = { maxScopeClaims: 500 }
+    const redisStore = createRedisStore({ url: redis.url, prefix: 'flood:', ...options })
+    for (let i = 0; i < 100 && redisStore.client.status !== 'ready'; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    const memory = createMemoryStore(options)
+    const now = Math.floor(Date.now() / 10_000) * 10_000
+    try {
+      for (let a = 0; a < 1_000; a++) {
+        const origin = { tenant: 't', source: `2001:db8:0:${a.toString(16)}::/64`, trusted: false }
+        for (let i = 0; i < 4; i++) {
+          const report: TelemetryReport = { v: 1, scope: `s${(a + i) % 50}`, clientId: 'c', attempts: 1, throttled: 0 }
+          const [fromRedis, fromMemory] = [await redisStore.report(report, now + a, undefined, origin), await memory.report(report, now + a, undefined, origin)]
+          expect(fromRedis, `address ${a} scope ${i}`).toEqual(fromMemory)
+        }
+      }
+      // Before the cap: 1,000 addresses × 4 records within one idle window.
+      expect(await claimRecords(redisStore.client, 'flood:{t}')).toEqual({ addresses: 125, records: 500 })
+    } finally {
+      await redisStore.close()
+    }
+  }, 60_000)
 
   it('counts a report retried after a 503 during a Redis stall once', async () => {
     const server = servers[0]!
