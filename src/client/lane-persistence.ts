@@ -7,7 +7,10 @@ import type { PacerState, Store } from '../core/types.js'
 import type { Lane } from './lane.js'
 import { type AnyClock, cancelTimer, noop, startTimer } from './timer.js'
 
-/** A restore slower than this starts the lane with a fresh pacer rather than hold its calls. */
+/**
+ * A restore slower than this (the scope's pending write and the read together) starts the lane
+ * with a fresh pacer rather than hold its calls; close() waits no longer for its writes.
+ */
 export const RESTORE_TIMEOUT_MS = 1_000
 
 function flushTimerFired(persistence: LanePersistence): void {
@@ -38,16 +41,26 @@ export class LanePersistence {
   }
 
   async restore(scope: string): Promise<PacerState | undefined> {
-    await this.#writes.get(scope)
+    // The wait for the scope's last write counts against the same bound as the read: a write
+    // that never settles (a hung IndexedDB) would otherwise hold the lane's calls for good.
+    const pending = this.#writes.get(scope)
+    const read = pending === undefined ? this.#store.get(this.#prefix + scope) : pending.then(() => this.#store.get(this.#prefix + scope))
+    try {
+      const value = await this.#bounded(read)
+      return isPacerState(value) ? value : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  /** `work`, or undefined once RESTORE_TIMEOUT_MS has passed without it. */
+  async #bounded<T>(work: Promise<T>): Promise<T | undefined> {
     let timer: unknown
     const timeout = new Promise<undefined>((resolve) => {
       timer = startTimer(this.#clock, RESTORE_TIMEOUT_MS, resolve, undefined, true)
     })
     try {
-      const value = await Promise.race([this.#store.get(this.#prefix + scope), timeout])
-      return isPacerState(value) ? value : undefined
-    } catch {
-      return undefined
+      return await Promise.race([work, timeout])
     } finally {
       cancelTimer(this.#clock, timer)
     }
@@ -87,7 +100,7 @@ export class LanePersistence {
     return write
   }
 
-  /** Writes every given lane now and waits for all pending writes. */
+  /** Writes every given lane now and waits for all pending writes (at most RESTORE_TIMEOUT_MS: a hung store must not hold close). */
   async flushAll(lanes: Iterable<Lane>): Promise<void> {
     if (this.#timer !== undefined) {
       cancelTimer(this.#clock, this.#timer)
@@ -96,6 +109,6 @@ export class LanePersistence {
     const now = this.#clock.now()
     for (const lane of lanes) void this.write(lane, now)
     this.#dirty.clear()
-    await Promise.all(this.#writes.values())
+    await this.#bounded(Promise.all(this.#writes.values()))
   }
 }

@@ -61,6 +61,34 @@ describe('limiter persistence', () => {
     await limiter.close()
   })
 
+  it('does not hold a scope behind a write that never settles (a hung store), nor its close', async () => {
+    const clock = new ManualClock()
+    const store = countingStore()
+    store.set = (key) => {
+      store.writes.push(key)
+      return new Promise(() => {})
+    }
+    const limiter = createLimiter({ clock, random: () => 0, strategy: recordingStrategy(), store, idleMs: 1_000 })
+    const log = new AttemptLog()
+    const first = track(limiter.run(log.job('s', 'a')))
+    await flushPromises()
+    log.last().answer(ok)
+    await flushPromises()
+    expect(first.settled).toBe(true)
+    // Idle: the lane is evicted, and its state written (to a store that never answers).
+    for (let i = 0; i < 5 && limiter.stats().length > 0; i++) await clock.advance(1_000)
+    expect(limiter.stats()).toEqual([])
+    expect(store.writes).toContain('polite-fetch:pacer:s')
+    // The scope comes back: its call waits for the state at most RESTORE_TIMEOUT_MS, then starts fresh.
+    track(limiter.run(log.job('s', 'b')))
+    await clock.advance(RESTORE_TIMEOUT_MS)
+    expect(log.order()).toEqual(['a#1', 'b#1'])
+    log.last().answer(ok)
+    const closed = track(limiter.close())
+    await clock.advance(RESTORE_TIMEOUT_MS)
+    expect(closed.settled).toBe(true)
+  })
+
   it('writes every lane on close', async () => {
     const clock = new ManualClock()
     const store = countingStore()
