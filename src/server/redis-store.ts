@@ -10,7 +10,7 @@ import type { AggregatorOptions, RecordResult } from '../telemetry/aggregator.js
 import { learnableQuotaPerSecond, PROTOCOL_VERSION } from '../telemetry/protocol.js'
 import type { TelemetryReply } from '../telemetry/protocol.js'
 import { GAUGE_SCRIPT, READ_SCRIPT, REPORT_SCRIPT } from './redis-scripts.js'
-import { StoreUnavailableError } from './telemetry-store.js'
+import { StoreLayoutError, StoreUnavailableError } from './telemetry-store.js'
 import type { TelemetryStore, TenantScopeSnapshot } from './telemetry-store.js'
 
 export interface RedisStoreOptions extends AggregatorOptions {
@@ -35,6 +35,14 @@ export interface RedisStoreOptions extends AggregatorOptions {
   redis?: RedisOptions
 }
 
+/**
+ * The layout of the keys this version's scripts keep, marked in Redis at `<prefix>layout`. 3: the
+ * per-tenant claim books (maxScopeClaims). Layouts 1 and 2 wrote no mark: a Redis they wrote is
+ * adopted (a scope of layout 1 is ranked when next reported, an address's claims are counted at its
+ * next claim), but a version of either running beside this one is not detected.
+ */
+export const REDIS_LAYOUT = '3'
+
 interface ScriptedRedis extends Redis {
   politeReport(...args: (string | number)[]): Promise<string[]>
   politeRead(...args: (string | number)[]): Promise<string[]>
@@ -44,6 +52,12 @@ interface ScriptedRedis extends Redis {
 export interface RedisStore extends TelemetryStore {
   /** The ioredis client (for health probes and tests). */
   readonly client: Redis
+  /**
+   * Connects (waiting up to a second) and marks this version's layout at `<prefix>layout`, or
+   * rejects with StoreLayoutError, naming that key, when another version marked it. Every call
+   * checks first too; `serve` awaits this before listening, so a server never starts on it.
+   */
+  ready(): Promise<void>
   close(): Promise<void>
 }
 
@@ -113,10 +127,37 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     return reply
   }
 
+  // Another version's scripts keep other keys (the old script does not keep the claim books), and
+  // each would read the other's as its own: a store that finds another mark refuses for good.
+  const layoutKey = `${prefix}layout`
+  let layoutRefused: StoreLayoutError | undefined
+  let layoutMarked = false
+  let layoutCheck: Promise<void> | undefined
+  // A reconnect may reach another Redis (restarted empty, or marked by another version since): check again.
+  client.on('ready', () => { layoutMarked = false })
+  function checkLayout(): Promise<void> {
+    layoutCheck ??= (async () => {
+      await client.set(layoutKey, REDIS_LAYOUT, 'NX')
+      const found = await client.get(layoutKey)
+      if (found !== null && found !== REDIS_LAYOUT) {
+        layoutRefused = new StoreLayoutError(
+          `redis key '${layoutKey}' marks key layout ${JSON.stringify(found)}, this version keeps layout ${REDIS_LAYOUT}: ` +
+            'two versions must not share one Redis (give this one another prefix, or delete the key once the other version is gone)',
+        )
+        throw layoutRefused
+      }
+      layoutMarked = true
+    })().finally(() => { layoutCheck = undefined })
+    return layoutCheck
+  }
+
   async function call<T>(run: () => Promise<T>): Promise<T> {
+    if (layoutRefused) throw layoutRefused
     try {
+      if (!layoutMarked) await checkLayout()
       return await run()
     } catch (cause) {
+      if (cause instanceof StoreLayoutError) throw cause
       throw new StoreUnavailableError('redis unavailable', { cause })
     }
   }
@@ -126,6 +167,21 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
 
   return {
     client,
+    async ready() {
+      if (client.status !== 'ready') {
+        // Bounded: a Redis that is down now is the handler's 503 later, not a server that never starts.
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer)
+            client.off('ready', done)
+            resolve()
+          }
+          const timer = setTimeout(done, 1_000)
+          client.once('ready', done)
+        })
+      }
+      await call(async () => {})
+    },
     report: (report, now, configured, origin) => call(async (): Promise<RecordResult> => {
       // A hint no reply could carry is not stored (see learnableQuotaPerSecond).
       const learned = report.quota && learnableQuotaPerSecond(report.quota)
@@ -171,6 +227,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisStore {
     }),
     gauges: async (now, tenants = []) => {
       const gauges: Record<string, number> = { redis_connected: client.status === 'ready' ? 1 : 0, redis_errors: errors }
+      // The handler answers a refused layout with 503s like an outage; the operator tells them apart here.
+      if (layoutRefused) gauges.redis_layout_refused = 1
       if (client.status !== 'ready') return gauges
       try {
         let scopes = 0

@@ -8,6 +8,7 @@ import type { Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createTelemetryHandler } from './create-telemetry-handler.js'
 import { sourceKey } from './source-address.js'
+import { StoreLayoutError } from './telemetry-store.js'
 import type { TelemetryHandler } from './create-telemetry-handler.js'
 import type { TelemetryHandlerOptions, TelemetryRequest, TelemetryResponse } from './handle-telemetry.js'
 
@@ -135,6 +136,11 @@ const WEB_PATH_AUTHORITY = 'localhost'
 
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const handler = options.handler ?? createTelemetryHandler(options.options)
+  // A store that will never serve (another version's Redis) stops the start; one that is only
+  // unreachable does not: the handler answers 503 until it comes back.
+  await options.options?.store?.ready?.().catch((error: unknown) => {
+    if (error instanceof StoreLayoutError) throw error
+  })
   const fastPath = options.fastPath ?? true
   const host = options.host ?? '127.0.0.1'
 

@@ -31,13 +31,28 @@ export interface TelemetryStore {
   snapshot?(tenants: readonly string[], now: number, limit: number, quotaOf: (scope: string) => number | undefined): Promise<TenantScopeSnapshot[]>
   /** Gauges for `/metrics`, current at `now` (e.g. `scopes`). */
   gauges?(now: number, tenants?: readonly string[]): Record<string, number> | Promise<Record<string, number>>
+  /**
+   * Resolves once the store can serve; rejects with StoreLayoutError when it never will (its
+   * backend holds another version's layout). `serve` awaits it before listening. A backend that
+   * is only unreachable rejects with StoreUnavailableError, which `serve` starts through.
+   */
+  ready?(): Promise<void>
   close?(): Promise<void>
 }
 
 /** Thrown (rejected) by a store whose backend is unreachable; the handler answers 503. */
 export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError'
+  override readonly name: string = 'StoreUnavailableError'
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options)
   }
+}
+
+/**
+ * The backend holds keys of another layout (another version of the store). Sharing it would
+ * corrupt both versions' aggregates, so the store refuses every call; the message names the key.
+ * A StoreUnavailableError, so a running handler answers 503 and clients pace locally.
+ */
+export class StoreLayoutError extends StoreUnavailableError {
+  override readonly name = 'StoreLayoutError'
 }

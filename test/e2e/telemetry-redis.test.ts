@@ -2,11 +2,12 @@
 // is answered with fast 503s while /healthz stays up, then heals by itself.
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRedisStore } from '../../src/server/redis-store.js'
+import { createRedisStore, REDIS_LAYOUT } from '../../src/server/redis-store.js'
 import type { RedisStore } from '../../src/server/redis-store.js'
 import { serve } from '../../src/server/serve.js'
 import type { RunningServer } from '../../src/server/serve.js'
 import { createMemoryStore } from '../../src/server/memory-store.js'
+import { StoreLayoutError } from '../../src/server/telemetry-store.js'
 import type { TelemetryReport } from '../../src/telemetry/protocol.js'
 import { hasRedisServer, startRedis } from './helpers/redis-server.js'
 import type { RedisProcess } from './helpers/redis-server.js'
@@ -255,6 +256,33 @@ describe.skipIf(!hasRedisServer())('telemetry endpoint on Redis', () => {
       await redisStore.close()
     }
   }, 60_000)
+
+  it('marks its key layout in Redis and refuses, naming the key, a Redis another layout has marked', async () => {
+    const first = createRedisStore({ url: redis.url, prefix: 'layout:' })
+    const control = new Redis(redis.url)
+    try {
+      await first.ready()
+      expect(await control.get('layout:layout')).toBe(REDIS_LAYOUT)
+      // Another version's mark: its scripts keep other keys, and the two would corrupt each other's.
+      await control.set('layout:layout', 'another')
+      const second = createRedisStore({ url: redis.url, prefix: 'layout:' })
+      try {
+        const refused = await second.ready().catch((error: unknown) => error)
+        expect(refused).toBeInstanceOf(StoreLayoutError)
+        expect((refused as Error).message).toContain("'layout:layout'")
+        const report: TelemetryReport = { v: 1, scope: 'l', clientId: 'c', attempts: 1, throttled: 0 }
+        await expect(second.report(report, Date.now(), undefined, { tenant: 't', source: '10.0.0.1', trusted: false })).rejects.toBeInstanceOf(StoreLayoutError)
+        // The server does not start on it.
+        await expect(serve({ port: 0, options: { store: second, rateLimit: false } })).rejects.toBeInstanceOf(StoreLayoutError)
+        expect(await control.exists('layout:{t}:scopes')).toBe(0)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await first.close()
+      control.disconnect()
+    }
+  })
 
   it('counts a report retried after a 503 during a Redis stall once', async () => {
     const server = servers[0]!
