@@ -53,6 +53,11 @@ export interface PacingContext {
   maxBodyBytes: number
   /** The shell's `giveUp` option (undefined: the limiter's). */
   giveUp: GiveUpMode | undefined
+  /**
+   * The dispatches not yet settled nor delivered, kept only over a limiter the shell does not
+   * own: closing the shell cannot close that limiter, so it ends them itself (see Pacing.close).
+   */
+  live: Set<PacedDispatch> | undefined
 }
 
 /** Give-up reason of a dispatch whose dispatcher underneath is closed or destroyed. */
@@ -102,6 +107,7 @@ export class PacedDispatch
     this.#callbacks = speaksCallbacks(handler)
     this.#context = context
     this.#replayable = isReplayableBody(opts.body)
+    context.live?.add(this)
   }
 
   get controller(): this {
@@ -236,6 +242,7 @@ export class PacedDispatch
   #settle(): boolean {
     if (this.#settled) return false
     this.#settled = true
+    this.#context.live?.delete(this)
     return true
   }
 
@@ -281,6 +288,7 @@ export class PacedDispatch
       return
     }
     this.#delivered = attempt
+    this.#context.live?.delete(this)
     // A give-up answered with an earlier response (giveUp: 'response'): the attempt still in
     // flight is cancelled, as on a rejection.
     const current = this.#current

@@ -5,6 +5,7 @@
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici'
 import { startClientTelemetry, type ClientTelemetryOptions } from '../client/client-telemetry.js'
 import { createLimiter, type Limiter } from '../client/create-limiter.js'
+import { ClosedError } from '../client/errors.js'
 import { LIMITER_OPTION_NAMES, type LimiterOptions, type ResolvedClientOptions, resolveClientOptions } from '../client/options.js'
 import { checkKnownOptions } from '../core/pacers/option-error.js'
 import { RouteScopes } from '../core/scope.js'
@@ -49,7 +50,7 @@ export interface Pacing {
    * dispatch fails with at once (a closed agent), in the caller's handler API.
    */
   pace(dispatch: Dispatcher.Dispatch, refusal?: () => Error | undefined): Dispatcher.Dispatch
-  /** Stop telemetry and its Agent; close the limiter too unless `keepLimiter`. */
+  /** Stop telemetry and its Agent; close the limiter too unless `keepLimiter` (then this shell's unanswered dispatches reject with ClosedError). */
   close(keepLimiter?: boolean): Promise<void>
 }
 
@@ -78,6 +79,8 @@ export function createPacing(options: PoliteOptions): Pacing {
   const now = clock ? () => clock.now() : Date.now
   const discardMaxBytes = options.discardMaxBytes ?? DEFAULT_DISCARD_MAX_BYTES
   const { maxBodyBytes, giveUp } = resolveShellOptions(options)
+  // Over a shared limiter, close() must end this shell's own dispatches (it cannot close the limiter).
+  const live = options.limiter === undefined ? undefined : new Set<PacedDispatch>()
   const submit = (paced: PacedDispatch): void => {
     // The dispatch is the limiter's job and where its call ends: no promise, and on a
     // clean lane the attempt is dispatched before this returns.
@@ -86,7 +89,7 @@ export function createPacing(options: PoliteOptions): Pacing {
   }
 
   const pace = (dispatch: Dispatcher.Dispatch, refusal?: () => Error | undefined): Dispatcher.Dispatch => {
-    const context: PacingContext = { dispatch, readSignals: readRawResponseSignalsAt, now, discardMaxBytes, learn, maxBodyBytes, giveUp }
+    const context: PacingContext = { dispatch, readSignals: readRawResponseSignalsAt, now, discardMaxBytes, learn, maxBodyBytes, giveUp, live }
     return function politeDispatch(given, handler) {
       const opts = withSharedShape(given)
       // Upgrades and CONNECT tunnels hold a socket, not a request/response: not paced.
@@ -133,6 +136,11 @@ export function createPacing(options: PoliteOptions): Pacing {
     async close(keepLimiter = false) {
       telemetry?.stop()
       if (!keepLimiter) await limiter.close()
+      else if (live !== undefined) {
+        // As the limiter's own close() does for its calls: waiting and in-flight dispatches of
+        // this shell reject with ClosedError (through their abort, which takes them off the lane).
+        for (const paced of [...live]) paced.abort(new ClosedError('polite-fetch: the dispatcher was closed', { request: paced.label }))
+      }
       await telemetryAgent?.close()
     },
   }

@@ -72,7 +72,7 @@ export class PoliteAgent extends Dispatcher {
 
   /**
    * Refuse new dispatches; requests still waiting in a lane, and attempts in flight,
-   * reject with `ClosedError` (pacer state is saved); stop telemetry; close the limiter
+   * reject with `ClosedError`, over a shared limiter too (pacer state is saved); stop telemetry; close the limiter
    * unless it was passed in (`options.limiter`), and the `Agent` unless it was passed
    * in. Idempotent: every call settles when the first one is done.
    */

@@ -142,6 +142,34 @@ describe('politeAgent lifecycle', () => {
     expect(limiter.stats()[0]).toMatchObject({ attempts: 2, successes: 2 })
   })
 
+  it('over a shared limiter, close() still rejects its own waiting and in-flight requests with ClosedError', async () => {
+    // Before: the shared limiter was left open (rightly) and with it this agent's calls: they
+    // waited out the 20 s Retry-After, then failed on the closed Agent underneath.
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const limiter = createLimiter({ strategy: none() })
+    cleanups.push(() => limiter.close())
+    const { server, agent } = await setup(
+      (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '20' } } : { status: 200, body: 'held', holdUntil: held }),
+      { limiter },
+    )
+    const other = politeAgent({ limiter })
+    cleanups.push(async () => release(), () => other.close())
+    const settled = (promise: Promise<Dispatcher.ResponseData>) => promise.then(() => 'answered', (error: Error) => error.name)
+    const waiting = settled(request(`${server.url}/gated`, { dispatcher: agent }))
+    await until(() => limiter.stats()[0]?.queued === 1)
+    // Another origin of the same limiter, in flight when the agent closes.
+    const inFlight = settled(request(`${server.url.replace('127.0.0.1', 'localhost')}/held`, { dispatcher: agent }))
+    await until(() => server.received.length === 2)
+    await agent.close()
+    expect([await waiting, await inFlight]).toEqual(['ClosedError', 'ClosedError'])
+    // The shared limiter and the other agent on it carry on.
+    expect(limiter.stats().map((lane) => lane.inFlight + lane.queued)).toEqual([0, 0])
+    release()
+    const res = await request(`${server.url.replace('127.0.0.1', 'localhost')}/other`, { dispatcher: other })
+    expect(await res.body.text()).toBe('held')
+  })
+
   it('destroy(callback) settles and destroys its own Agent', async () => {
     const agent: PoliteAgent = politeAgent()
     await new Promise<void>((resolve) => agent.destroy(resolve))
