@@ -1,7 +1,7 @@
 // What the interceptor needs to know about one undici dispatch before sending it:
 // is a network failure safe to retry, which lane it belongs to (whether its body can
 // be sent twice: replayable-body.ts). Plain functions over undici's `DispatchOptions`.
-import type { Dispatcher } from 'undici'
+import { util as undiciUtil, type Dispatcher } from 'undici'
 import { OriginCache } from '../client/origin-cache.js'
 import { readSignals, SIGNAL_HEADER_NAMES, statusSignal, type HeaderSource } from '../core/signals/index.js'
 import type { Signal } from '../core/types.js'
@@ -104,24 +104,14 @@ export function readResponseSignals(status: number, headers: ResponseHeaders, no
 /** undici's legacy handlers see raw headers: `[name, value, name, value, …]`, Buffers (or strings). */
 export type RawHeaders = ReadonlyArray<Buffer | string | ReadonlyArray<Buffer | string>>
 
-function text(value: Buffer | string | ReadonlyArray<Buffer | string>): string | string[] {
-  if (typeof value === 'string') return value
-  if (Array.isArray(value)) return value.map((item: Buffer | string) => (typeof item === 'string' ? item : item.toString('utf8')))
-  return (value as Buffer).toString('utf8')
-}
-
-/** Raw headers as the lower-cased record undici's newer handler API uses (repeats become arrays). */
+/**
+ * Raw headers as the lower-cased record undici's newer handler API uses (repeats become arrays):
+ * undici's own parser, so a controller-API handler gets exactly what undici would hand it (values
+ * read as latin1; names such as `constructor` or `__proto__` kept as own fields).
+ */
 export function parseRawHeaders(raw: RawHeaders | null | undefined): ResponseHeaders {
-  const out: ResponseHeaders = {}
-  if (raw == null) return out
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = String(raw[i]).toLowerCase()
-    const value = text(raw[i + 1]!)
-    const seen = out[name]
-    if (seen === undefined) out[name] = value
-    else out[name] = (Array.isArray(seen) ? seen : [seen]).concat(value)
-  }
-  return out
+  if (raw == null) return {}
+  return undiciUtil.parseHeaders(raw as (Buffer | string | (Buffer | string)[])[]) as ResponseHeaders
 }
 
 // First letters and lengths of the names `readSignals` understands, as lookup tables: a

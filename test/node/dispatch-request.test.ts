@@ -1,3 +1,4 @@
+import { util as undiciUtil } from 'undici'
 import { describe, expect, it } from 'vitest'
 import {
   hasHeader,
@@ -83,6 +84,22 @@ describe('raw headers (undici’s callback handler API)', () => {
     })
     expect(parseRawHeaders(['X-S', 'v', 'x-arr', [Buffer.from('1'), '2']])).toEqual({ 'x-s': 'v', 'x-arr': ['1', '2'] })
     expect(parseRawHeaders(null)).toEqual({})
+  })
+
+  it('parses exactly as undici does for a controller-API handler: names of Object.prototype, __proto__, latin1 bytes', () => {
+    // What undici itself hands onResponseStart (UnwrapHandler: util.parseHeaders). Before: a
+    // `Constructor` field came out as [Object, 'yes'], `__proto__` was dropped, and bytes
+    // above 0x7f were read as UTF-8 (`é` sent as UTF-8 became `é`, not undici's `Ã©`).
+    const cases = [
+      raw('Constructor', 'yes', 'toString', 'no', 'hasOwnProperty', 'x', 'valueOf', '1', 'valueOf', '2'),
+      raw('__proto__', 'polluted', 'x-a', '1'),
+      [Buffer.from('Content-Disposition'), Buffer.from('attachment; filename="café.txt"', 'utf8'), Buffer.from('X-Latin'), Buffer.from([0xe9])],
+    ]
+    for (const headers of cases) {
+      const ours = parseRawHeaders(headers)
+      expect(ours).toEqual(undiciUtil.parseHeaders(headers))
+      expect(Object.getPrototypeOf(ours)).toBe(Object.prototype)
+    }
   })
 
   it('reads rate-limit fields whatever their case', () => {
