@@ -11,6 +11,7 @@ import { compileMatch, mustPassThrough, type Match, type RequestPredicate } from
 import { createMessageHub, type MessageEventLike, type MessageHubOptions } from './message-hub.js'
 import type { WorkerInfo } from '../src/protocol/worker-messages.js'
 import { giveUpResponse, markPaced, toGiveUp } from './respond.js'
+import { requestBlob } from './request-blob.js'
 import { createTabBridge } from './tab-bridge.js'
 import type { ExtendableEventLike, FetchEventLike, WorkerGlobalLike } from './worker-global.js'
 
@@ -76,8 +77,11 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
 
   const answer = async (request: Request): Promise<Response> => {
     try {
+      // The body as a Blob, replayed by every attempt (request-blob.ts); the request's own
+      // method, headers and signal still apply.
+      const init = request.body === null ? undefined : { body: await requestBlob(request) }
       // With `giveUp: 'response'` a give-up after a response arrives here as that response.
-      return markPaced(await client.fetch(request))
+      return markPaced(await client.fetch(request, init))
     } catch (error) {
       const giveUp = toGiveUp(error)
       // Aborts and network errors stay errors: the page's fetch rejects as it would without us.

@@ -143,4 +143,19 @@ describe('polite-fetch service worker in Chromium', () => {
     const workers = browser.context.serviceWorkers().map((w) => w.url())
     expect(workers.some((url) => url.includes('/sw.mjs'))).toBe(true)
   })
+
+  it('sends a 2 MiB upload on to an HTTP/1.1 server (Chromium streams request bodies only over HTTP/2)', async () => {
+    for (const open of browser.context.pages()) await open.close()
+    const page = await openDemo('worker')
+    expect(await page.evaluate(() => window.demo!.mode)).toBe('worker')
+    const sent = await page.evaluate(async (api) => {
+      try {
+        const response = await fetch(`${api}/api/upload`, { method: 'POST', body: new Uint8Array(2 * 1024 * 1024) })
+        return `${response.status} ${response.headers.get('x-polite-fetch')}`
+      } catch (error) {
+        return String(error)
+      }
+    }, quota.url)
+    expect(sent).toBe('200 paced')
+  })
 })
