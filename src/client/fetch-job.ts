@@ -43,6 +43,9 @@ export type BodySource =
 const NO_BODY: BodySource = { kind: 'none' }
 
 
+/** The signal of an opaque response (status 0): an answer the server gave, whatever it was. */
+const OPAQUE_ANSWER: Signal = Object.freeze({ kind: 'ok', status: 0 }) as Signal
+
 /** The signal of a response our service worker already paced (not fed to the pacer). */
 function pacedUpstream(status: number): Signal {
   return { kind: 'ok', status }
@@ -209,6 +212,10 @@ export class FetchJob implements Job<Response> {
   #outcome(response: Response): FetchOutcome {
     const status = response.status
     const context = this.context
+    // fetch resolves with status 0 only for a filtered response (`redirect: 'manual'`'s opaque
+    // redirect, a `no-cors` answer): the server answered, it only hides what. Final, as in fetch;
+    // read as a status-0 failure it was retried until the deadline.
+    if (status === 0) return new FetchOutcome(OPAQUE_ANSWER, response, true, false)
     if (!context.headerSampling.shouldRead(this.origin, status)) {
       return new FetchOutcome(statusSignal(status, context.now()), response, this.body.kind !== 'once', false)
     }

@@ -5,6 +5,7 @@ import { atb, none } from '../../src/core/pacers/index.js'
 import { idbStore } from '../../src/storage/idb-store.js'
 import { installPoliteFetch, type PoliteFetchWorker } from '../../sw/install-polite-fetch.js'
 import { PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../src/protocol/worker-messages.js'
+import { ManualClock } from '../helpers/manual-clock.js'
 import { fakeWorkerGlobal } from './fake-worker-global.js'
 
 const API = 'https://api.example'
@@ -117,6 +118,21 @@ describe('installPoliteFetch', () => {
       expect(sent.headers.get('content-type')).toBe('text/plain')
     }
     for (const init of inits) expect(init?.body).not.toBeInstanceOf(ReadableStream)
+  })
+
+  it("hands a redirect: 'manual' request its opaque redirect at once, as fetch would", async () => {
+    // fetch resolves with status 0 only for a filtered response (here the server's 302, hidden):
+    // an answer, not a network error, so it is final. It used to be retried as an error until
+    // the deadline (14 attempts, then a 503 after 58 s).
+    const clock = new ManualClock()
+    const opaqueRedirect = { status: 0, type: 'opaqueredirect', statusText: '', headers: new Headers(), body: null } as unknown as Response
+    const fake = fakeWorkerGlobal(() => opaqueRedirect)
+    install(fake, { clock })
+    let answer: Response | undefined
+    void fake.fetch(new Request(`${API}/login`, { redirect: 'manual' })).response!.then((response) => (answer = response))
+    await clock.advance(0)
+    expect(answer).toBe(opaqueRedirect)
+    expect(fake.calls.upstream).toHaveLength(1)
   })
 
   it('rejects like fetch on a network error it will not retry (the page sees a failed fetch)', async () => {
