@@ -50,7 +50,10 @@ export interface Pacing {
    * dispatch fails with at once (a closed agent), in the caller's handler API.
    */
   pace(dispatch: Dispatcher.Dispatch, refusal?: () => Error | undefined): Dispatcher.Dispatch
-  /** Stop telemetry and its Agent; close the limiter too unless `keepLimiter` (then this shell's unanswered dispatches reject with ClosedError). */
+  /**
+   * Stop telemetry and its Agent; close the limiter too unless `keepLimiter` (then this shell's
+   * unanswered dispatches reject with ClosedError). Dispatches still reading their body reject with it either way.
+   */
   close(keepLimiter?: boolean): Promise<void>
 }
 
@@ -81,6 +84,8 @@ export function createPacing(options: PoliteOptions): Pacing {
   const { maxBodyBytes, giveUp } = resolveShellOptions(options)
   // Over a shared limiter, close() must end this shell's own dispatches (it cannot close the limiter).
   const live = options.limiter === undefined ? undefined : new Set<PacedDispatch>()
+  // Dispatches whose body is being read are in no lane yet: close() ends them itself too.
+  const reading = new Set<PacedDispatch>()
   const submit = (paced: PacedDispatch): void => {
     // The dispatch is the limiter's job and where its call ends: no promise, and on a
     // clean lane the attempt is dispatched before this returns.
@@ -112,7 +117,11 @@ export function createPacing(options: PoliteOptions): Pacing {
       }
       if (paced.bodyNeedsReading) {
         // Read before the lane (as the fetch shell reads a Request's body), so a retry can resend it.
-        void paced.readBody().then((ready) => ready && submit(paced))
+        reading.add(paced)
+        void paced.readBody().then((ready) => {
+          reading.delete(paced)
+          if (ready) submit(paced)
+        })
         return true
       }
       submit(paced)
@@ -135,12 +144,12 @@ export function createPacing(options: PoliteOptions): Pacing {
     pace,
     async close(keepLimiter = false) {
       telemetry?.stop()
+      // As the limiter's own close() does for its calls: this shell's dispatches still reading
+      // their body, and over a shared limiter its waiting and in-flight ones, reject with
+      // ClosedError (through their abort, which takes them off their lane).
+      const ended = keepLimiter && live !== undefined ? [...reading, ...live] : [...reading]
+      for (const paced of ended) paced.abort(new ClosedError('polite-fetch: the dispatcher was closed', { request: paced.label }))
       if (!keepLimiter) await limiter.close()
-      else if (live !== undefined) {
-        // As the limiter's own close() does for its calls: waiting and in-flight dispatches of
-        // this shell reject with ClosedError (through their abort, which takes them off the lane).
-        for (const paced of [...live]) paced.abort(new ClosedError('polite-fetch: the dispatcher was closed', { request: paced.label }))
-      }
       await telemetryAgent?.close()
     },
   }

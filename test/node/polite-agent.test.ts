@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import { Agent, fetch as undiciFetch, getGlobalDispatcher, request, setGlobalDispatcher, type Dispatcher } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { GiveUpEvent } from '../../src/client/limiter-events.js'
@@ -128,6 +129,26 @@ describe('politeAgent lifecycle', () => {
     await agent.close()
     await rejected
     expect(server.received).toHaveLength(1)
+  })
+
+  it.each(['close', 'destroy'] as const)('%s() rejects a request whose body is still being read with ClosedError, unsent', async (how) => {
+    // Such a dispatch is in no lane yet (its body is read first, to be replayable): before, close()
+    // and destroy() resolved and left it pending until its producer ended the body.
+    const { server, agent } = await setup(() => ({ status: 200, body: 'ok' }))
+    const body = new Readable({ read() {} })
+    body.push('the start of a body')
+    let outcome = 'pending'
+    const call = request(`${server.url}/upload`, { dispatcher: agent, method: 'POST', body }).then(
+      () => (outcome = 'answered'),
+      (error: Error) => (outcome = error.name),
+    )
+    await new Promise((resolve) => setImmediate(resolve))
+    await (how === 'close' ? agent.close() : agent.destroy())
+    for (let i = 0; i < 5 && outcome === 'pending'; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(outcome).toBe('ClosedError')
+    body.push(null)
+    await call
+    expect(server.received).toHaveLength(0)
   })
 
   it('a shared limiter stays open when the agent closes', async () => {
