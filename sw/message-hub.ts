@@ -92,14 +92,29 @@ export function createMessageHub(options: MessageHubOptions): MessageHub {
     subscribers.set(id, set)
   }
 
+  /** Whether the page `id` is still open (an error counts as yes: it is asked again at its next event). */
+  const isOpen = async (id: string): Promise<boolean> => {
+    try {
+      return Boolean(await clients.get(id))
+    } catch (error) {
+      report(error)
+      return true
+    }
+  }
+
   const restore = async (): Promise<void> => {
     if (!store) return
     try {
       const saved = await store.get(SUBSCRIBERS_KEY)
       if (typeof saved !== 'object' || saved === null) return
-      for (const [id, events] of Object.entries(saved as Record<string, unknown>)) {
-        if (Array.isArray(events)) subscribe(id, events.filter((e): e is string => typeof e === 'string'))
-      }
+      const entries = Object.entries(saved as Record<string, unknown>)
+      // Every page load is a new client id and pages never say goodbye: the ids of closed pages
+      // are dropped here, or those waiting for a rare event would pile up in the store.
+      const open = await Promise.all(entries.map(([id]) => isOpen(id)))
+      entries.forEach(([id, events], i) => {
+        if (open[i] && Array.isArray(events)) subscribe(id, events.filter((e): e is string => typeof e === 'string'))
+      })
+      if (subscribers.size < entries.length) await persist()
     } catch (error) {
       report(error)
     }
@@ -125,7 +140,11 @@ export function createMessageHub(options: MessageHubOptions): MessageHub {
         if (!id) return
         if (message.type === PAGE_MESSAGE.subscribe) subscribe(id, message.events)
         else if (!message.events) subscribers.delete(id)
-        else for (const name of message.events) subscribers.get(id)?.delete(name)
+        else {
+          const events = subscribers.get(id)
+          for (const name of message.events) events?.delete(name)
+          if (events?.size === 0) subscribers.delete(id)
+        }
         await persist()
       } catch (error) {
         report(error)

@@ -94,6 +94,19 @@ describe('createMessageHub', () => {
     expect(second.pages[0]!.received).toHaveLength(1)
   })
 
+  it('forgets, when it starts, the subscribers that have gone (each page load is a new client id)', async () => {
+    // Pages subscribe at every load and never say goodbye; a subscriber was forgotten only when an
+    // event it asked for found it gone, so ids waiting for a rare event piled up in the store.
+    const store = memoryStore()
+    store.data.set(SUBSCRIBERS_KEY, { a: ['give-up'], gone1: ['give-up'], gone2: ['split'] })
+    const { hub } = setup(store, [page('a')])
+    await hub.restored
+    await settle()
+    expect(store.data.get(SUBSCRIBERS_KEY)).toEqual({ a: ['give-up'] })
+    await hub.onMessage({ data: { type: PAGE_MESSAGE.unsubscribe, events: ['give-up'] }, source: page('a').target })
+    expect(store.data.get(SUBSCRIBERS_KEY)).toEqual({})
+  })
+
   it('forgets a page that has gone away', async () => {
     const store = memoryStore()
     const { hub, limiter, pages } = setup(store, [page('a')])
