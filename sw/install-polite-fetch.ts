@@ -71,6 +71,7 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
     onError: report,
   }
   if (store) hubOptions.store = store
+  if (clientOptions.clock) hubOptions.clock = clientOptions.clock
   const hub = createMessageHub(hubOptions)
 
   const handles = (request: Request) => !mustPassThrough(request) && matches(request)

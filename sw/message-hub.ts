@@ -1,6 +1,9 @@
 // The worker's side of the page protocol: answers `stats` requests and forwards the
 // limiter's events to the pages that subscribed. Subscriptions are persisted, because
 // the browser stops idle workers at will and a page has no way to notice.
+import { RESTORE_TIMEOUT_MS } from '../src/client/lane-persistence.js'
+import { systemClock } from '../src/client/system-clock.js'
+import { type AnyClock, cancelTimer, startTimer } from '../src/client/timer.js'
 import type { Store } from '../src/core/types.js'
 import { PAGE_MESSAGE, WORKER_MESSAGE, readPageMessage, toCloneable, type WorkerInfo, type WorkerMessage } from '../src/protocol/worker-messages.js'
 
@@ -33,6 +36,8 @@ export interface MessageHubOptions {
   now: () => number
   store?: Store
   onError?: (error: unknown) => void
+  /** Times the store's answers (default the system clock; tests pass a manual one). */
+  clock?: AnyClock
 }
 
 export interface MessageHub {
@@ -47,6 +52,22 @@ export const SUBSCRIBERS_KEY = 'polite-fetch:subscribers'
 export function createMessageHub(options: MessageHubOptions): MessageHub {
   const { client, clients, info, now, store } = options
   const report = options.onError ?? (() => {})
+  const clock = options.clock ?? systemClock
+  /**
+   * `work`, waited for at most RESTORE_TIMEOUT_MS, as the limiter waits for its lanes' state: a
+   * store that never answers (a hung IndexedDB) must not hold the message events' waitUntil.
+   */
+  const bounded = async (work: Promise<unknown>): Promise<void> => {
+    let timer: unknown
+    const timeout = new Promise<void>((resolve) => {
+      timer = startTimer(clock, RESTORE_TIMEOUT_MS, resolve, undefined, true)
+    })
+    try {
+      await Promise.race([work, timeout])
+    } finally {
+      cancelTimer(clock, timer)
+    }
+  }
   /** client id → event names it wants. */
   const subscribers = new Map<string, Set<string>>()
   const listening = new Set<string>()
@@ -55,7 +76,7 @@ export function createMessageHub(options: MessageHubOptions): MessageHub {
     if (!store) return
     const plain: Record<string, string[]> = {}
     for (const [id, events] of subscribers) plain[id] = [...events]
-    await store.set(SUBSCRIBERS_KEY, plain)
+    await bounded(store.set(SUBSCRIBERS_KEY, plain))
   }
 
   const deliver = async (id: string, message: WorkerMessage): Promise<void> => {
@@ -105,7 +126,8 @@ export function createMessageHub(options: MessageHubOptions): MessageHub {
   const restore = async (): Promise<void> => {
     if (!store) return
     try {
-      const saved = await store.get(SUBSCRIBERS_KEY)
+      let saved: unknown
+      await bounded(store.get(SUBSCRIBERS_KEY).then((value) => (saved = value)))
       if (typeof saved !== 'object' || saved === null) return
       const entries = Object.entries(saved as Record<string, unknown>)
       // Every page load is a new client id and pages never say goodbye: the ids of closed pages
@@ -128,7 +150,7 @@ export function createMessageHub(options: MessageHubOptions): MessageHub {
       const message = readPageMessage(event.data)
       if (!message) return
       try {
-        await restored
+        // Stats do not wait for the saved subscriptions: they do not depend on them.
         if (message.type === PAGE_MESSAGE.stats) {
           const reply: WorkerMessage = { type: WORKER_MESSAGE.statsReply, stats: toCloneable(client.stats()), worker: info }
           if (message.id !== undefined) reply.id = message.id
@@ -138,6 +160,7 @@ export function createMessageHub(options: MessageHubOptions): MessageHub {
         }
         const id = event.source?.id
         if (!id) return
+        await restored
         if (message.type === PAGE_MESSAGE.subscribe) subscribe(id, message.events)
         else if (!message.events) subscribers.delete(id)
         else {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { RESTORE_TIMEOUT_MS } from '../../src/client/lane-persistence.js'
 import type { Store } from '../../src/core/types.js'
+import { flushPromises, ManualClock } from '../helpers/manual-clock.js'
+import { track } from '../helpers/scripted-job.js'
 import { SUBSCRIBERS_KEY, createMessageHub, type MessageTarget } from '../../sw/message-hub.js'
 import { PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../src/protocol/worker-messages.js'
 
@@ -116,6 +119,28 @@ describe('createMessageHub', () => {
     await settle()
     await settle()
     expect(store.data.get(SUBSCRIBERS_KEY)).toEqual({})
+  })
+})
+
+describe('createMessageHub with a store that never answers (a hung IndexedDB)', () => {
+  it('still answers stats, and takes subscriptions once the store has had its second', async () => {
+    const clock = new ManualClock()
+    const hung: Store = { get: () => new Promise(() => {}), set: () => new Promise(() => {}) }
+    const limiter = fakeLimiter()
+    const a = page('a')
+    const hub = createMessageHub({ client: limiter, clients: { get: async () => a.target }, info, now: () => 0, store: hung, clock })
+    const stats = track(hub.onMessage({ data: { type: PAGE_MESSAGE.stats }, source: a.target }))
+    await flushPromises()
+    expect(stats.settled).toBe(true)
+    expect(a.received.map((m) => m.type)).toEqual([WORKER_MESSAGE.statsReply])
+
+    // The message event's waitUntil settles, so the browser is not kept waiting on the store.
+    const subscribed = track(hub.onMessage({ data: { type: PAGE_MESSAGE.subscribe, events: ['retry'] }, source: a.target }))
+    await clock.advance(2 * RESTORE_TIMEOUT_MS)
+    expect(subscribed.settled).toBe(true)
+    limiter.emit('retry', {})
+    await flushPromises()
+    expect(a.received.map((m) => m.type)).toEqual([WORKER_MESSAGE.statsReply, WORKER_MESSAGE.event])
   })
 })
 
