@@ -30,6 +30,15 @@ function toBuffer(chunk: Chunk): Buffer {
   return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
 }
 
+/**
+ * A chunk's bytes as they are now. undici writes each chunk before it asks for the next, so a
+ * producer may fill one buffer again for every chunk; read ahead, a chunk kept by reference
+ * would hold the last chunk's bytes.
+ */
+function snapshot(chunk: Chunk): Buffer {
+  return typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(toBuffer(chunk))
+}
+
 function iteratorOf(body: unknown): AsyncIterator<Chunk> | Iterator<Chunk> {
   const source = body as Partial<AsyncIterable<Chunk> & Iterable<Chunk>>
   const asyncIterator = source[Symbol.asyncIterator]
@@ -55,7 +64,7 @@ export async function bufferBody(body: unknown, maxBytes: number, stopped: () =>
       return undefined
     }
     if (step.done === true) return { replayable: true, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) }
-    const chunk = toBuffer(step.value)
+    const chunk = snapshot(step.value)
     chunks.push(chunk)
     total += chunk.byteLength
     if (total > maxBytes) return { replayable: false, body: resume(chunks, iterator) }

@@ -42,6 +42,25 @@ describe('bufferBody', () => {
     expect(Buffer.concat(parts).toString()).toBe('123456789')
   })
 
+  it('keeps what each chunk held when it was read, even from a producer that reuses its buffer', async () => {
+    // A producer that fills one buffer per chunk is safe with undici, which writes each chunk
+    // before asking for the next. Read ahead here, every chunk was the last one's bytes before:
+    // 'cccccccccccc' sent for 'aaaabbbbcccc', on every attempt.
+    async function* reusing(): AsyncGenerator<Buffer> {
+      const buffer = Buffer.alloc(4)
+      for (const word of ['aaaa', 'bbbb', 'cccc']) {
+        buffer.write(word)
+        yield buffer
+      }
+    }
+    expect(((await bufferBody(reusing(), 100, never))?.body as Buffer).toString()).toBe('aaaabbbbcccc')
+    // Past maxBytes, the chunks read ahead are replayed as they were read, then the rest.
+    const read = await bufferBody(reusing(), 6, never)
+    const parts: string[] = []
+    for await (const chunk of read!.body as AsyncIterable<Buffer>) parts.push(chunk.toString())
+    expect(parts.join('')).toBe('aaaabbbbcccc')
+  })
+
   it('stops (and releases the source) once the caller is gone', async () => {
     let released = false
     async function* generator() {
