@@ -249,6 +249,8 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     },
     close() {
       container?.removeEventListener('message', onWorkerMessage)
+      // Else the worker keeps posting this page every event it asked for, for as long as the page lives.
+      if (mode === 'worker' && listeners.size > 0) toWorker({ type: PAGE_MESSAGE.unsubscribe })
       for (const off of detachInPage.values()) off()
       detachInPage.clear()
       listeners.clear()

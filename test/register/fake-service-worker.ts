@@ -40,9 +40,13 @@ export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
   }
   const registered: { url: string; init: object | undefined }[] = []
   // The page as the worker's `clients.get(id)` sees it: posting to it fires `message` on the container.
+  const toPage: unknown[] = []
   const pageClient: MessageTarget & { id: string } = {
     id: 'page-1',
-    postMessage: (data) => void container.dispatchEvent(new MessageEvent('message', { data })),
+    postMessage: (data) => {
+      toPage.push(data)
+      container.dispatchEvent(new MessageEvent('message', { data }))
+    },
   }
   const lanes = workerLimiter()
   const tabs = createTabBridge(lanes, () => Date.now(), () => {})
@@ -74,5 +78,6 @@ export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
     }
     return { installing: null, waiting: null, active: worker, addEventListener() {}, update: async () => {} }
   }
-  return { container, limiter, registered, hub, lanes }
+  /** `toPage`: every message the worker posted to the page. */
+  return { container, limiter, registered, hub, lanes, toPage }
 }

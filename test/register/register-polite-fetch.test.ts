@@ -118,6 +118,20 @@ describe('registerPoliteFetch with a service worker', () => {
     expect(seen).toHaveLength(1)
   })
 
+  it('tells the worker to stop sending events when it closes', async () => {
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    const polite = register()
+    polite.on('throttled', () => {})
+    await polite.ready
+    await vi.waitFor(() => expect(fake.limiter.listeners.get('throttled')).toHaveLength(1))
+    polite.close()
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    fake.limiter.emit('throttled', { scope: API, status: 429 })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(fake.toPage).toEqual([])
+  })
+
   it('rejects stats after messageTimeoutMs when the worker does not answer', async () => {
     const fake = fakeServiceWorker({ silent: true })
     useServiceWorker(fake)
