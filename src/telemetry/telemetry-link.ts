@@ -5,6 +5,7 @@
 import type { Aggregate } from '../core/types.js'
 import { PROTOCOL_VERSION, replyToAggregate, validateReply, validateReport } from './protocol.js'
 import type { TelemetryReport } from './protocol.js'
+import { wireScope } from './wire-scope.js'
 
 /** Timers, injectable so tests need not wait for real time. */
 export interface LinkTimer {
@@ -51,7 +52,11 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
   if (options.token) headers.authorization = `Bearer ${options.token}`
 
   async function exchange(report: LinkReport, signal: AbortSignal): Promise<Aggregate | undefined> {
-    const checked = validateReport({ ...report, v: PROTOCOL_VERSION })
+    const wire = { ...report, scope: wireScope(report.scope), v: PROTOCOL_VERSION }
+    let checked = validateReport(wire)
+    // A quota the API announced beyond the protocol's range (a yearly window, 10^10 units) is
+    // only a hint: without it the counts still go, where before the lane never reported again.
+    if (!checked.ok && wire.quota !== undefined) checked = validateReport({ ...wire, quota: undefined })
     if (!checked.ok) return undefined
     const response = await doFetch(target, {
       method: 'POST',

@@ -86,3 +86,35 @@ describe('createTelemetryLink', () => {
     expect(await link.report(report)).toBeUndefined()
   })
 })
+
+describe('createTelemetryLink: lanes whose scope or quota hint is not wire-ready', () => {
+  it('reports a route-split lane (its scope has a space: `origin#~route:POST /products`) under a visible-ASCII wire scope', async () => {
+    const server = await serve({ port: 0, options: { auth: false } })
+    try {
+      const link = createTelemetryLink({ url: server.url })
+      const scope = 'https://api.example#~route:POST /products'
+      expect(await link.report({ ...report, scope })).toMatchObject({ activeClients: 1, totalAttempts: 3, throttledReports: 1 })
+      const wire = await fetch(`${server.url}/v1/aggregate?scope=${encodeURIComponent('https://api.example#~route:POST%20/products')}`)
+      expect(await wire.json()).toMatchObject({ totalAttempts: 3 })
+      // Non-ASCII (a scope() function's name) and an over-long scope are reported too, each under its own name.
+      expect(await link.report({ ...report, scope: 'tënant-api' })).toMatchObject({ totalAttempts: 3 })
+      const long = `https://api.example#~route:GET /${'segment/'.repeat(40)}`
+      expect(await link.report({ ...report, scope: long })).toMatchObject({ totalAttempts: 3 })
+      expect(await link.report({ ...report, scope: `${long}x` })).toMatchObject({ totalAttempts: 3 }) // not the same aggregate
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('still reports the counts when the quota hint is outside the protocol (a yearly quota, 10^10 tokens a day), without the hint', async () => {
+    const server = await serve({ port: 0, options: { auth: false } })
+    try {
+      const link = createTelemetryLink({ url: server.url })
+      const yearly = { quota: 1_000, windowMs: 365 * 86_400_000 }
+      expect(await link.report({ ...report, quota: yearly })).toMatchObject({ activeClients: 1, totalAttempts: 3 })
+      expect(await link.report({ ...report, quota: { quota: 1e10, windowMs: 86_400_000 } })).toMatchObject({ totalAttempts: 6 })
+    } finally {
+      await server.close()
+    }
+  })
+})
