@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { Limiter } from '../../src/client/create-limiter.js'
 import { none } from '../../src/core/pacers/index.js'
 import { politeAgent, politeInterceptor } from '../../src/node/index.js'
+import { createPacing } from '../../src/node/pacing.js'
+import type { CallerHandler } from '../../src/node/paced-dispatch.js'
 import { startScriptedServer } from './scripted-server.js'
 
 const cleanups: (() => Promise<unknown>)[] = []
@@ -46,5 +48,94 @@ describe('AttemptHandler: an attempt cancelled before undici took it up', () => 
     const res = await request(`${server.url}/next`, { dispatcher })
     expect(await res.body.text()).toBe('ok')
     expect(server.received.map((r) => r.path)).toEqual(['/next'])
+  })
+})
+
+/** Deterministic pseudo-random numbers in [0, 1) (an LCG: the same seed, the same run). */
+function seeded(seed: number): () => number {
+  let state = seed
+  return () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
+}
+
+// A timer turn: retries wait on the limiter's timers (a 1–2 ms error backoff here).
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0))
+
+describe('AttemptHandler: undici’s callbacks in the orders undici may call them', () => {
+  // A scripted undici under the paced path: each attempt connects at once or a turn later, then
+  // fails before a head, or answers 200/429/503 (some with Retry-After) and ends with data and
+  // onComplete or onError; the caller may abort at any step, and may ask for a pause. Whatever
+  // the order, the caller is settled exactly once and the limiter ends with no slot taken and
+  // nothing queued. (Before 1f59d54, 11 of these 120 runs kept an in-flight slot.)
+  it('settles the caller once and leaves no slot taken, over 120 seeded runs', async () => {
+    const failures: string[] = []
+    for (let seed = 1; seed <= 120; seed++) {
+      const random = seeded(seed)
+      const pacing = createPacing({
+        strategy: none(),
+        giveUp: random() < 0.3 ? 'response' : undefined,
+        maxRetryAfterMs: 5_000,
+        retryBudget: 3,
+        errorBackoffBaseMs: 1,
+        errorBackoffMaxMs: 2,
+      })
+      const attempts: { handler: CallerHandler; head: boolean; done: boolean }[] = []
+      const connect = (attempt: (typeof attempts)[number]) =>
+        attempt.handler.onConnect!((reason) => {
+          if (attempt.done) return
+          attempt.done = true
+          // undici reports its abort as the attempt's error.
+          queueMicrotask(() => attempt.handler.onError!(reason ?? new Error('aborted')))
+        }, {})
+      const paced = pacing.pace((_opts, handler) => {
+        const attempt = { handler: handler as CallerHandler, head: false, done: false }
+        attempts.push(attempt)
+        if (random() < 0.8) connect(attempt)
+        else setImmediate(() => connect(attempt))
+        return true
+      })
+      let settled = 0
+      let abort: ((reason?: Error) => void) | undefined
+      const caller: CallerHandler = {
+        onConnect: (abortWith) => void (abort = abortWith),
+        onHeaders: () => random() < 0.9,
+        onData: () => true,
+        onComplete: () => void settled++,
+        onError: () => void settled++,
+      }
+      paced({ origin: 'http://fuzz.test', path: '/', method: random() < 0.5 ? 'GET' : 'POST' }, caller as Dispatcher.DispatchHandler)
+      const abortAt = random() < 0.3 ? Math.floor(random() * 6) : -1
+      for (let step = 0; step < 300 && !(settled > 0 && attempts.every((attempt) => attempt.done)); step++) {
+        await tick()
+        if (step === abortAt) abort?.(new Error('caller abort'))
+        for (const attempt of attempts.filter((candidate) => !candidate.done)) {
+          const roll = random()
+          const handler = attempt.handler
+          if (!attempt.head) {
+            if (roll < 0.15) {
+              attempt.done = true
+              handler.onError!(new Error('reset'))
+              continue
+            }
+            attempt.head = true
+            const status = [200, 429, 503, 429][Math.floor(random() * 4)]!
+            const raw = status === 429 && random() < 0.3 ? [Buffer.from('retry-after'), Buffer.from(random() < 0.5 ? '0' : '9')] : []
+            handler.onHeaders!(status, raw, () => {}, '')
+          } else if (roll < 0.4) handler.onData!(Buffer.from('z'))
+          else {
+            attempt.done = true
+            if (roll < 0.85) handler.onComplete!([])
+            else handler.onError!(new Error('reset mid-body'))
+          }
+        }
+      }
+      // The last report reaches the limiter a turn after undici's last callback.
+      for (let wait = 0; wait < 20 && (pacing.limiter.stats()[0]?.inFlight ?? 0) > 0; wait++) await tick()
+      const lane = pacing.limiter.stats()[0]
+      if (settled !== 1 || lane?.inFlight !== 0 || lane?.queued !== 0) {
+        failures.push(`seed ${seed}: settled ${settled}, inFlight ${lane?.inFlight}, queued ${lane?.queued}`)
+      }
+      await pacing.close()
+    }
+    expect(failures).toEqual([])
   })
 })
