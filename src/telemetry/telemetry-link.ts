@@ -37,6 +37,42 @@ const defaultTimer: LinkTimer = {
   clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 }
 
+/**
+ * Longest reply read. A reply is about 200 bytes; `response.json()` read whatever came, so an
+ * endpoint streaming a 64 MiB "reply" within the timeout had all of it buffered and parsed.
+ */
+const MAX_REPLY_BYTES = 16 * 1024
+
+/** The reply's JSON, or undefined when it is not JSON or runs past MAX_REPLY_BYTES (the rest is not read). */
+async function readReply(response: Response): Promise<unknown> {
+  const body = response.body
+  if (body === null) return undefined
+  const reader = body.getReader()
+  const parts: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_REPLY_BYTES) {
+      await reader.cancel().catch(() => {})
+      return undefined
+    }
+    parts.push(value)
+  }
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const part of parts) {
+    bytes.set(part, at)
+    at += part.byteLength
+  }
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes))
+  } catch {
+    return undefined
+  }
+}
+
 function reportUrl(url: string | URL): string {
   const text = String(url)
   if (/\/v1\/report\/?$/.test(text)) return text
@@ -71,7 +107,9 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
       await response.body?.cancel().catch(() => {})
       return undefined
     }
-    const reply = validateReply(await response.json())
+    const body = await readReply(response)
+    if (body === undefined) return undefined
+    const reply = validateReply(body)
     if (!reply.ok || reply.value.scope !== checked.value.scope) return undefined
     return replyToAggregate(reply.value)
   }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createTelemetryLink } from '../../src/telemetry/telemetry-link.js'
 import type { LinkTimer } from '../../src/telemetry/telemetry-link.js'
 import { serve } from '../../src/server/serve.js'
@@ -115,6 +117,42 @@ describe('createTelemetryLink: lanes whose scope or quota hint is not wire-ready
       expect(await link.report({ ...report, quota: { quota: 1e10, windowMs: 86_400_000 } })).toMatchObject({ totalAttempts: 6 })
     } finally {
       await server.close()
+    }
+  })
+})
+
+describe('createTelemetryLink against a hostile endpoint (raw node:http on 127.0.0.1)', () => {
+  it('reads at most a small reply: a 200 that streams 64 MiB of JSON-looking bytes is cut, not buffered', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 0x20) // spaces: valid JSON whitespace, so only the size gives it away
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"v":1,"scope":"api"')
+      let left = 1024 // 64 MiB in all
+      const pump = (): void => {
+        while (left > 0) {
+          left--
+          if (!response.write(chunk)) return void response.once('drain', pump)
+        }
+        response.end('}')
+      }
+      response.on('error', () => {})
+      pump()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      let read = 0
+      // Counts what the link pulls out of the reply's body.
+      const counting: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init)
+        const body = response.body!.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ transform(part, controller) { read += part.byteLength; controller.enqueue(part) } }))
+        return new Response(body, { status: response.status, headers: response.headers })
+      }
+      const link = createTelemetryLink({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, fetch: counting, timeoutMs: 60_000 })
+      expect(await link.report(report)).toBeUndefined()
+      expect(read).toBeLessThan(1024 * 1024) // before: 67,108,885 bytes read and parsed
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
     }
   })
 })
