@@ -9,8 +9,9 @@ import type { Store } from '../src/core/types.js'
 import { idbStore } from '../src/storage/idb-store.js'
 import { compileMatch, mustPassThrough, type Match, type RequestPredicate } from './match.js'
 import { createMessageHub, type MessageEventLike, type MessageHubOptions } from './message-hub.js'
-import type { WorkerInfo } from '../src/protocol/worker-messages.js'
+import { CALL_HEADER, type WorkerInfo } from '../src/protocol/worker-messages.js'
 import { giveUpResponse, markPaced, toGiveUp } from './respond.js'
+import { createPageCalls } from './page-calls.js'
 import { requestBlob } from './request-blob.js'
 import { createTabBridge } from './tab-bridge.js'
 import type { ExtendableEventLike, FetchEventLike, WorkerGlobalLike } from './worker-global.js'
@@ -62,6 +63,7 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
   const limiter = createLimiter(clientInit)
   const client = createClient({ ...clientInit, limiter })
   const tabs = createTabBridge(limiter, now, report, scope.navigator?.locks)
+  const pageCalls = createPageCalls()
   const info: WorkerInfo = { instanceId: instanceId(), startedAt: now() }
   const hubOptions: MessageHubOptions = {
     client: { stats: () => client.stats(), on: (event, listener) => client.on(event as LimiterEventName, listener) },
@@ -69,6 +71,7 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
     info,
     now,
     onError: report,
+    abortCall: (call) => pageCalls.abort(call),
   }
   if (store) hubOptions.store = store
   if (clientOptions.clock) hubOptions.clock = clientOptions.clock
@@ -76,24 +79,55 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
 
   const handles = (request: Request) => !mustPassThrough(request) && matches(request)
 
-  const answer = async (request: Request): Promise<Response> => {
+  /**
+   * What every attempt sends instead of the request's own: the body as a Blob, replayed by every
+   * attempt (request-blob.ts); for a call the page named (CALL_HEADER), the headers without that
+   * name and the signal its page's abort message ends (page-calls.ts). Undefined: the request as it is.
+   */
+  const attemptInit = async (request: Request, call: string | null): Promise<RequestInit | undefined> => {
+    if (call === null && request.body === null) return undefined
+    const init: RequestInit = {}
+    if (call !== null) {
+      const headers = new Headers(request.headers)
+      headers.delete(CALL_HEADER)
+      init.headers = headers
+      init.signal = pageCalls.open(call, request.signal)
+    }
+    if (request.body !== null) init.body = await requestBlob(request, init.signal ?? request.signal)
+    return init
+  }
+
+  const answer = async (request: Request, call: string | null): Promise<Response> => {
     try {
-      // The body as a Blob, replayed by every attempt (request-blob.ts); the request's own
-      // method, headers and signal still apply.
-      const init = request.body === null ? undefined : { body: await requestBlob(request) }
       // With `giveUp: 'response'` a give-up after a response arrives here as that response.
-      return markPaced(await client.fetch(request, init))
+      return markPaced(await client.fetch(request, await attemptInit(request, call)))
     } catch (error) {
       const giveUp = toGiveUp(error)
       // Aborts and network errors stay errors: the page's fetch rejects as it would without us.
       if (!giveUp) throw error
       return giveUpResponse(giveUp, request, now(), new URL(request.url).origin !== scope.location.origin)
+    } finally {
+      if (call !== null) pageCalls.close(call)
+    }
+  }
+
+  /** A page call the worker does not pace goes on unpaced, without the header that named it for us. */
+  const forward = async (request: Request, call: string): Promise<Response> => {
+    try {
+      const init = (await attemptInit(request, call)) as RequestInit
+      return await scope.fetch(request, init)
+    } finally {
+      pageCalls.close(call)
     }
   }
 
   const onFetch = (event: FetchEventLike) => {
-    if (!handles(event.request)) return
-    event.respondWith(answer(event.request))
+    const request = event.request
+    // Navigations are never named (a page cannot set a header on one), nor no-cors requests (the header is not safelisted).
+    if (mustPassThrough(request)) return
+    const call = request.headers.get(CALL_HEADER)
+    if (matches(request)) event.respondWith(answer(request, call))
+    else if (call !== null) event.respondWith(forward(request, call))
   }
   const onMessage = (event: MessageEventLike & ExtendableEventLike) => {
     event.waitUntil(tabs.onMessage(event) ?? hub.onMessage(event))

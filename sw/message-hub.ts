@@ -5,7 +5,15 @@ import { RESTORE_TIMEOUT_MS } from '../src/client/lane-persistence.js'
 import { systemClock } from '../src/client/system-clock.js'
 import { type AnyClock, cancelTimer, startTimer } from '../src/client/timer.js'
 import type { Store } from '../src/core/types.js'
-import { PAGE_MESSAGE, WORKER_MESSAGE, readPageMessage, toCloneable, type WorkerInfo, type WorkerMessage } from '../src/protocol/worker-messages.js'
+import {
+  PAGE_MESSAGE,
+  WORKER_FEATURE,
+  WORKER_MESSAGE,
+  readPageMessage,
+  toCloneable,
+  type WorkerInfo,
+  type WorkerMessage,
+} from '../src/protocol/worker-messages.js'
 
 export interface MessageTarget {
   postMessage(message: WorkerMessage): void
@@ -38,6 +46,8 @@ export interface MessageHubOptions {
   onError?: (error: unknown) => void
   /** Times the store's answers (default the system clock; tests pass a manual one). */
   clock?: AnyClock
+  /** A page aborted the call it named in CALL_HEADER (page-calls.ts); without it, `abort` is ignored and not announced. */
+  abortCall?: (call: string) => void
 }
 
 export interface MessageHub {
@@ -150,10 +160,16 @@ export function createMessageHub(options: MessageHubOptions): MessageHub {
       const message = readPageMessage(event.data)
       if (!message) return
       try {
+        if (message.type === PAGE_MESSAGE.abort) {
+          options.abortCall?.(message.call)
+          return
+        }
         // Stats do not wait for the saved subscriptions: they do not depend on them.
         if (message.type === PAGE_MESSAGE.stats) {
           const reply: WorkerMessage = { type: WORKER_MESSAGE.statsReply, stats: toCloneable(client.stats()), worker: info }
           if (message.id !== undefined) reply.id = message.id
+          // What the page may rely on: it names its calls (CALL_HEADER) only for a worker that reads them.
+          if (options.abortCall !== undefined) reply.features = [WORKER_FEATURE.abort]
           const port = event.ports?.[0] ?? event.source
           port?.postMessage(reply)
           return

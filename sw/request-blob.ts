@@ -4,9 +4,8 @@
 // HTTP/2 or later and fails it over HTTP/1.1, where the page's own fetch of the same body
 // would have worked.
 
-/** The body of `request` (which has one) as a Blob; rejects with the abort reason if the page aborts first. */
-export function requestBlob(request: Request): Promise<Blob> {
-  const signal = request.signal
+/** The body of `request` (which has one) as a Blob; rejects with the abort reason if `signal` (the page's) aborts first. */
+export function requestBlob(request: Request, signal: AbortSignal = request.signal): Promise<Blob> {
   if (signal.aborted) return Promise.reject(signal.reason)
   return new Promise<Blob>((resolve, reject) => {
     // A page streaming its body may never end it: its abort, where the browser reports it, settles the read.

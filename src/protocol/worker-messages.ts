@@ -9,7 +9,26 @@ export const PAGE_MESSAGE = {
   /** Deliver the named limiter events to the sending page (survives worker restarts). */
   subscribe: 'polite-fetch:subscribe',
   unsubscribe: 'polite-fetch:unsubscribe',
+  /** The page aborted the call its request named in CALL_HEADER: the worker ends it. */
+  abort: 'polite-fetch:abort',
 } as const
+
+/**
+ * Request header naming a page's call (`polite.fetch` with a signal), so the page's abort can
+ * reach the worker: Chromium never aborts a FetchEvent's `request.signal`, and a call the page
+ * gave up on stayed queued in the worker and was sent later. The worker removes the header
+ * before the request goes on; a page sets it only for a worker that says it does (`features`).
+ */
+export const CALL_HEADER = 'x-polite-fetch-call'
+
+/** What a worker's stats reply lists in `features`. */
+export const WORKER_FEATURE = {
+  /** It reads CALL_HEADER, removes it, and ends the call on the page's `abort`. */
+  abort: 'abort',
+} as const
+
+/** A call id's longest form (the page sends a UUID). */
+const MAX_CALL_ID_LENGTH = 64
 
 export const WORKER_MESSAGE = {
   statsReply: 'polite-fetch:stats-reply',
@@ -20,6 +39,7 @@ export type PageMessage =
   | { type: typeof PAGE_MESSAGE.stats; id?: number }
   | { type: typeof PAGE_MESSAGE.subscribe; events: string[] }
   | { type: typeof PAGE_MESSAGE.unsubscribe; events?: string[] }
+  | { type: typeof PAGE_MESSAGE.abort; call: string }
 
 /** Which worker instance answered: a different `instanceId` means the browser restarted it. */
 export interface WorkerInfo {
@@ -29,7 +49,7 @@ export interface WorkerInfo {
 }
 
 export type WorkerMessage =
-  | { type: typeof WORKER_MESSAGE.statsReply; id?: number; stats: unknown; worker: WorkerInfo }
+  | { type: typeof WORKER_MESSAGE.statsReply; id?: number; stats: unknown; worker: WorkerInfo; features?: string[] }
   | { type: typeof WORKER_MESSAGE.event; event: string; detail: unknown; at: number }
 
 const isStringArray = (value: unknown): value is string[] =>
@@ -50,6 +70,10 @@ export function readPageMessage(data: unknown): PageMessage | undefined {
       const events = message['events']
       if (events === undefined) return { type: PAGE_MESSAGE.unsubscribe }
       return isStringArray(events) ? { type: PAGE_MESSAGE.unsubscribe, events } : undefined
+    }
+    case PAGE_MESSAGE.abort: {
+      const call = message['call']
+      return typeof call === 'string' && call.length > 0 && call.length <= MAX_CALL_ID_LENGTH ? { type: PAGE_MESSAGE.abort, call } : undefined
     }
     default:
       return undefined
@@ -91,11 +115,13 @@ export function readWorkerEvent(data: unknown): { event: string; detail: unknown
 }
 
 /** A stats reply, or undefined when the data is not one (an old worker, garbage). */
-export function readStatsReply(data: unknown): { stats: unknown; worker: WorkerInfo } | undefined {
+export function readStatsReply(data: unknown): { stats: unknown; worker: WorkerInfo; features: string[] } | undefined {
   if (typeof data !== 'object' || data === null) return undefined
   const message = data as Record<string, unknown>
   if (message['type'] !== WORKER_MESSAGE.statsReply) return undefined
   const worker = message['worker'] as Record<string, unknown> | undefined
   if (typeof worker?.['instanceId'] !== 'string' || typeof worker['startedAt'] !== 'number') return undefined
-  return { stats: message['stats'], worker: { instanceId: worker['instanceId'], startedAt: worker['startedAt'] } }
+  // An older worker lists none.
+  const features = isStringArray(message['features']) ? message['features'] : []
+  return { stats: message['stats'], worker: { instanceId: worker['instanceId'], startedAt: worker['startedAt'] }, features }
 }

@@ -7,7 +7,14 @@ import { createClient, type Client } from '../client/create-client.js'
 import type { LimiterEventName } from '../client/limiter-events.js'
 import type { FetchInput } from '../client/fetch-types.js'
 import type { ClientOptions } from '../client/options.js'
-import { PAGE_MESSAGE, readStatsReply, readWorkerEvent, type WorkerInfo } from '../protocol/worker-messages.js'
+import {
+  CALL_HEADER,
+  PAGE_MESSAGE,
+  readStatsReply,
+  readWorkerEvent,
+  WORKER_FEATURE,
+  type WorkerInfo,
+} from '../protocol/worker-messages.js'
 import { idbStore } from '../storage/idb-store.js'
 import { SERVICE_WORKER_TAB_ID } from '../protocol/tab-messages.js'
 import { createTabLimiter, type TabLaneInfo, type TabLimiter } from '../tabs/create-tab-limiter.js'
@@ -66,6 +73,12 @@ export interface PoliteFetchRegistration {
 
 const DEFAULT_CONTROL_TIMEOUT_MS = 10_000
 const DEFAULT_MESSAGE_TIMEOUT_MS = 3_000
+
+/** A name for one call, unique enough among the calls one worker serves at once. */
+function callId(): string {
+  const crypto = globalThis.crypto
+  return typeof crypto?.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+}
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -163,6 +176,48 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     }
   }
 
+  /** What each worker that controlled this page said it supports (its stats reply's `features`). */
+  const features = new WeakMap<ServiceWorker, ReadonlySet<string>>()
+  const asked = new WeakSet<ServiceWorker>()
+  const messageTimeoutMs = options.messageTimeoutMs ?? DEFAULT_MESSAGE_TIMEOUT_MS
+  const learnFeatures = (worker: ServiceWorker): void => {
+    if (asked.has(worker)) return
+    asked.add(worker)
+    withTimeout(messageSW(worker, { type: PAGE_MESSAGE.stats }), messageTimeoutMs, 'stats').then((data) => {
+      const reply = readStatsReply(data)
+      if (reply) features.set(worker, new Set(reply.features))
+    }, report)
+  }
+
+  /**
+   * The page's own fetch, which the worker intercepts. A call with a signal is named in
+   * CALL_HEADER and its abort posted to the worker: Chromium never aborts the worker's copy of
+   * the request, which stayed queued there and went out later. Only for a worker that said it
+   * reads the name (and removes it): an older one would send it on to the server.
+   */
+  const workerFetch = (input: FetchInput, init: RequestInit | undefined): Promise<Response> => {
+    const request = typeof input === 'object' && 'signal' in input ? input : undefined
+    const signal = init?.signal ?? request?.signal
+    const worker = container?.controller
+    if (!signal || signal.aborted || !worker) return fetch(input, init)
+    if (features.get(worker)?.has(WORKER_FEATURE.abort) !== true) {
+      learnFeatures(worker)
+      return fetch(input, init)
+    }
+    const call = callId()
+    const headers = new Headers(init?.headers ?? request?.headers)
+    headers.set(CALL_HEADER, call)
+    const onAbort = () => {
+      try {
+        worker.postMessage({ type: PAGE_MESSAGE.abort, call })
+      } catch (error) {
+        report(error)
+      }
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    return fetch(input, { ...init, headers }).finally(() => signal.removeEventListener('abort', onAbort))
+  }
+
   const fallBack = (why: unknown): PoliteFetchMode => {
     report(why)
     mode = 'in-page'
@@ -199,6 +254,7 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     const controlled = await whenControlled(container, absolute, options.controlTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS)
     if (!controlled) return fallBack(new Error('polite-fetch: the service worker did not take control of this page'))
     if (listeners.size > 0) toWorker({ type: PAGE_MESSAGE.subscribe, events: [...listeners.keys()] })
+    if (container.controller) learnFeatures(container.controller)
     return mode
   }
   const ready = start().catch(fallBack)
@@ -210,7 +266,7 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     ready,
     async fetch(input, init) {
       const settled = await ready
-      if (settled === 'worker') return fetch(input, init)
+      if (settled === 'worker') return workerFetch(input, init)
       return inPage().fetch(input, init)
     },
     async stats() {
@@ -226,6 +282,7 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
       const timeoutMs = options.messageTimeoutMs ?? DEFAULT_MESSAGE_TIMEOUT_MS
       const reply = readStatsReply(await withTimeout(messageSW(controller, { type: PAGE_MESSAGE.stats }), timeoutMs, 'stats'))
       if (!reply) throw new Error('polite-fetch: the service worker answered stats with something else')
+      features.set(controller, new Set(reply.features))
       return { mode: 'worker', stats: reply.stats, worker: reply.worker }
     },
     on(event, listener) {

@@ -144,6 +144,26 @@ describe('polite-fetch service worker in Chromium', () => {
     expect(workers.some((url) => url.includes('/sw.mjs'))).toBe(true)
   })
 
+  it("drops the calls a page aborts from the worker's lane (Chromium never aborts the worker's request.signal)", async () => {
+    for (const open of browser.context.pages()) await open.close()
+    const page = await openDemo('worker')
+    await page.waitForTimeout(300) // the page learns that the worker reads its calls' names
+    type Lane = { queued: number; inFlight: number; giveUps: number }
+    const lanes = async () => ((await page.evaluate(() => window.demo!.stats())).stats ?? []) as Lane[]
+    const giveUpsBefore = (await lanes()).reduce((sum, lane) => sum + lane.giveUps, 0)
+    const ends = await page.evaluate(() => window.demo!.abortable(60, 300))
+    const aborted = ends.filter((end) => end === 'AbortError').length
+    expect(aborted).toBeGreaterThan(0)
+    await page.waitForTimeout(500)
+    const after = await lanes()
+    // Before, the aborted calls stayed queued in the worker and went out later, one by one.
+    expect(after.reduce((sum, lane) => sum + lane.queued + lane.inFlight, 0)).toBe(0)
+    // Each as a give-up 'aborted', but for one whose answer reached the worker before the page's abort did.
+    const giveUps = after.reduce((sum, lane) => sum + lane.giveUps, 0) - giveUpsBefore
+    expect(giveUps).toBeGreaterThan(0)
+    expect(giveUps).toBeLessThanOrEqual(aborted)
+  })
+
   it('sends a 2 MiB upload on to an HTTP/1.1 server (Chromium streams request bodies only over HTTP/2)', async () => {
     for (const open of browser.context.pages()) await open.close()
     const page = await openDemo('worker')

@@ -7,10 +7,11 @@ describe('readPageMessage', () => {
     expect(readPageMessage({ type: PAGE_MESSAGE.stats, id: 'x' })).toEqual({ type: PAGE_MESSAGE.stats })
     expect(readPageMessage({ type: PAGE_MESSAGE.subscribe, events: ['retry'] })).toEqual({ type: PAGE_MESSAGE.subscribe, events: ['retry'] })
     expect(readPageMessage({ type: PAGE_MESSAGE.unsubscribe })).toEqual({ type: PAGE_MESSAGE.unsubscribe })
+    expect(readPageMessage({ type: PAGE_MESSAGE.abort, call: 'c-1', extra: 1 })).toEqual({ type: PAGE_MESSAGE.abort, call: 'c-1' })
   })
 
   it('ignores other libraries’ messages and malformed ones', () => {
-    for (const data of [null, 'polite-fetch:stats', 42, {}, { type: 'SKIP_WAITING' }, { type: PAGE_MESSAGE.subscribe }, { type: PAGE_MESSAGE.subscribe, events: [1] }, { type: PAGE_MESSAGE.unsubscribe, events: 'x' }]) {
+    for (const data of [null, 'polite-fetch:stats', 42, {}, { type: 'SKIP_WAITING' }, { type: PAGE_MESSAGE.subscribe }, { type: PAGE_MESSAGE.subscribe, events: [1] }, { type: PAGE_MESSAGE.unsubscribe, events: 'x' }, { type: PAGE_MESSAGE.abort }, { type: PAGE_MESSAGE.abort, call: '' }, { type: PAGE_MESSAGE.abort, call: 'x'.repeat(65) }]) {
       expect(readPageMessage(data)).toBeUndefined()
     }
   })

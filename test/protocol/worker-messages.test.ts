@@ -21,7 +21,10 @@ describe('worker message protocol', () => {
     const info = { instanceId: 'w', startedAt: 5 }
     const reply: protocol.WorkerMessage = { type: worker.WORKER_MESSAGE.statsReply, id: 1, stats: [{ scope: 's' }], worker: info }
     const event: protocol.WorkerMessage = { type: worker.WORKER_MESSAGE.event, event: 'rate', detail: { ratePerSecond: 2 }, at: 9 }
-    expect(page.readStatsReply(structuredClone(reply))).toEqual({ stats: [{ scope: 's' }], worker: info })
+    expect(page.readStatsReply(structuredClone(reply))).toEqual({ stats: [{ scope: 's' }], worker: info, features: [] })
+    const announcing = { ...reply, features: [page.WORKER_FEATURE.abort, 7] }
+    expect(page.readStatsReply(structuredClone(announcing))?.features).toEqual([]) // malformed: none trusted
+    expect(page.readStatsReply({ ...reply, features: [page.WORKER_FEATURE.abort] })?.features).toEqual(['abort'])
     expect(page.readWorkerEvent(structuredClone(event))).toEqual({ event: 'rate', detail: { ratePerSecond: 2 }, at: 9 })
   })
 

@@ -26,6 +26,8 @@ export interface FakeServiceWorkerOptions {
   silent?: boolean
   /** The registered worker's state (default `activated`). */
   state?: string
+  /** A worker of before the page's abort message (it announces no features). */
+  noAbort?: boolean
 }
 
 /** The worker's real lanes for pages it does not control (sw/tab-bridge.ts), over a real limiter. */
@@ -48,6 +50,8 @@ export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
       container.dispatchEvent(new MessageEvent('message', { data }))
     },
   }
+  /** The calls the page said it aborted (CALL_HEADER names). */
+  const aborted: string[] = []
   const lanes = workerLimiter()
   const tabs = createTabBridge(lanes, () => Date.now(), () => {})
   const hub = createMessageHub({
@@ -55,6 +59,7 @@ export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
     clients: { get: async (id) => (id === pageClient.id ? pageClient : undefined) },
     info: { instanceId: 'worker-1', startedAt: 1 },
     now: () => 42,
+    ...(options.noAbort ? {} : { abortCall: (call: string) => void aborted.push(call) }),
   })
   container.controller = null
   container.startMessages = () => {}
@@ -79,5 +84,5 @@ export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
     return { installing: null, waiting: null, active: worker, addEventListener() {}, update: async () => {} }
   }
   /** `toPage`: every message the worker posted to the page. */
-  return { container, limiter, registered, hub, lanes, toPage }
+  return { container, limiter, registered, hub, lanes, toPage, aborted }
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { none } from '../../src/core/pacers/index.js'
 import { memoryStore } from '../../src/storage/memory-store.js'
 import { registerPoliteFetch, type PoliteFetchRegistration } from '../../src/register/index.js'
+import { CALL_HEADER } from '../../src/protocol/worker-messages.js'
 import { fakeServiceWorker } from './fake-service-worker.js'
 
 const API = 'https://api.example'
@@ -87,6 +88,48 @@ describe('registerPoliteFetch with a service worker', () => {
     const response = await polite.fetch(`${API}/items`)
     expect(await response.text()).toBe('from worker')
     expect(pageFetch).toHaveBeenCalledWith(`${API}/items`, undefined)
+  })
+
+  it('names a call that has a signal, and tells the worker when it aborts (Chromium does not)', async () => {
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    let sent: Headers | undefined
+    const pageFetch = vi.fn((_input: unknown, init?: RequestInit) => {
+      sent = new Headers(init?.headers)
+      return new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))
+    })
+    vi.stubGlobal('fetch', pageFetch)
+    const polite = register()
+    await polite.ready
+    await vi.waitFor(() => expect(fake.registered).toHaveLength(1))
+    const controller = new AbortController()
+    // The worker's features are learned once it controls the page.
+    await vi.waitFor(async () => {
+      void polite.fetch(`${API}/warm`, { signal: new AbortController().signal })
+      expect(sent?.get(CALL_HEADER)).toBeTruthy()
+    })
+    const call = polite.fetch(`${API}/items`, { method: 'POST', body: 'x', signal: controller.signal, headers: { 'x-app': '1' } })
+    await vi.waitFor(() => expect(sent!.get('x-app')).toBe('1')) // polite.fetch waits for ready first
+    const name = sent!.get(CALL_HEADER)!
+    controller.abort()
+    await expect(call).rejects.toMatchObject({ name: 'AbortError' })
+    await vi.waitFor(() => expect(fake.aborted).toEqual([name]))
+    // Without a signal, nothing is added.
+    void polite.fetch(`${API}/plain`)
+    await vi.waitFor(() => expect(pageFetch).toHaveBeenLastCalledWith(`${API}/plain`, undefined))
+  })
+
+  it('names no call for a worker that does not say it reads the name (an older version)', async () => {
+    const fake = fakeServiceWorker({ noAbort: true })
+    useServiceWorker(fake)
+    const pageFetch = vi.fn(async (_input: unknown, _init?: RequestInit) => new Response('ok'))
+    vi.stubGlobal('fetch', pageFetch)
+    const polite = register()
+    await polite.ready
+    await polite.stats() // the features are known once a stats reply came back
+    const init = { signal: new AbortController().signal }
+    await polite.fetch(`${API}/items`, init)
+    expect(pageFetch).toHaveBeenLastCalledWith(`${API}/items`, init)
   })
 
   it('reads the worker’s stats over the message protocol', async () => {

@@ -4,7 +4,7 @@ import { PACED_HEADER } from '../../src/client/fetch-job.js'
 import { atb, none } from '../../src/core/pacers/index.js'
 import { idbStore } from '../../src/storage/idb-store.js'
 import { installPoliteFetch, type PoliteFetchWorker } from '../../sw/install-polite-fetch.js'
-import { PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../src/protocol/worker-messages.js'
+import { CALL_HEADER, PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../src/protocol/worker-messages.js'
 import { ManualClock } from '../helpers/manual-clock.js'
 import { fakeWorkerGlobal } from './fake-worker-global.js'
 
@@ -133,6 +133,51 @@ describe('installPoliteFetch', () => {
     await clock.advance(0)
     expect(answer).toBe(opaqueRedirect)
     expect(fake.calls.upstream).toHaveLength(1)
+  })
+
+  it("ends a page's call when the page says it aborted: Chromium never aborts the FetchEvent's request.signal", async () => {
+    const clock = new ManualClock()
+    const answers = [throttled({ 'retry-after': '10' })]
+    const fake = fakeWorkerGlobal(() => answers.shift() ?? ok())
+    install(fake, { clock })
+    const gated = fake.fetch(new Request(`${API}/a`)).response! // its 429 gates the lane for 10 s
+    await clock.advance(0)
+    const call = (id: string, path: string) =>
+      fake.fetch(new Request(`${API}/${path}`, { method: 'POST', body: 'x', headers: { [CALL_HEADER]: id } })).response!.then(
+        (response) => response.status,
+        (error: DOMException) => error.name,
+      )
+    const abort = (id: string) => fake.extendable('message', { data: { type: PAGE_MESSAGE.abort, call: id }, source: { id: 'p', postMessage() {} } })
+    const waiting = call('call-1', 'b')
+    await clock.advance(100)
+    await abort('call-1')
+    // The abort can reach the worker before the request it ends does (two channels).
+    await abort('call-2')
+    const early = call('call-2', 'c')
+    expect(await waiting).toBe('AbortError')
+    expect(await early).toBe('AbortError')
+    await clock.advance(20_000)
+    expect((await gated).status).toBe(200)
+    // The aborted POSTs never went out.
+    expect(fake.calls.upstream.map((request) => new URL(request.url).pathname)).toEqual(['/a', '/a'])
+  })
+
+  it('sends a page call on without its call header, and forwards one it does not pace without it too', async () => {
+    const fake = fakeWorkerGlobal(ok)
+    install(fake)
+    const headers = { [CALL_HEADER]: 'call-1', 'x-app': 'kept' }
+    expect((await fake.fetch(new Request(`${API}/paced`, { headers })).response!).status).toBe(200)
+    const other = fake.fetch(new Request('https://elsewhere.example/x', { method: 'PUT', body: 'b', headers }))
+    expect(other.response).toBeDefined()
+    expect((await other.response!).headers.get(PACED_HEADER)).toBeNull()
+    expect(fake.calls.upstream).toHaveLength(2)
+    for (const request of fake.calls.upstream) {
+      expect(request.headers.get(CALL_HEADER)).toBeNull()
+      expect(request.headers.get('x-app')).toBe('kept')
+    }
+    expect(await fake.calls.upstream[1]!.text()).toBe('b')
+    // Without the header, a request the worker does not pace is not touched at all.
+    expect(fake.fetch(new Request('https://elsewhere.example/y')).response).toBeUndefined()
   })
 
   it('rejects like fetch on a network error it will not retry (the page sees a failed fetch)', async () => {
