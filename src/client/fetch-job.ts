@@ -43,6 +43,29 @@ export type BodySource =
 const NO_BODY: BodySource = { kind: 'none' }
 
 
+/** Give-up reason of a failure fetch itself decided (a refused redirect, a blocked port): another attempt gets the same. */
+export const FETCH_REFUSED = 'fetch-refused'
+
+/**
+ * The network errors of Node's fetch (undici: `TypeError('fetch failed')` whose cause names the
+ * step) that come from the fetch algorithm, not the network: `redirect: 'error'` meeting a
+ * redirect, a redirect loop (20 followed), a redirect to a non-HTTP(S) URL, a port on fetch's
+ * bad-port list. Retried like a dropped connection, a GET went out 18 times over 60 s before its
+ * DeadlineError where plain fetch rejects once. A browser names no cause: there such a failure
+ * is still retried as a network error.
+ */
+const FETCH_DECISIONS: ReadonlySet<string> = new Set([
+  'unexpected redirect',
+  'redirect count exceeded',
+  'URL scheme must be a HTTP(S) scheme',
+  'bad port',
+])
+
+function refusedByFetch(error: TypeError): boolean {
+  const cause = (error as { cause?: unknown }).cause
+  return cause instanceof Error && FETCH_DECISIONS.has(cause.message)
+}
+
 /** The signal of an opaque response (status 0): an answer the server gave, whatever it was. */
 const OPAQUE_ANSWER: Signal = Object.freeze({ kind: 'ok', status: 0 }) as Signal
 
@@ -176,6 +199,7 @@ export class FetchJob implements Job<Response> {
    */
   finalFailure(error: unknown): string | undefined {
     if (!(error instanceof TypeError)) return undefined
+    if (refusedByFetch(error)) return FETCH_REFUSED
     const body = this.body.kind === 'value' ? this.body.value : undefined
     try {
       // The URL, not a Request input: a Request was checked when it was built, and its body may be used.

@@ -1,0 +1,72 @@
+// The fetch job's verdicts on failures, against a real server and Node's fetch (undici).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type Client, createClient } from '../../src/client/create-client.js'
+import type { LimiterEventName, LimiterEvents } from '../../src/client/limiter-events.js'
+import { type LocalServer, startLocalServer } from '../helpers/local-server.js'
+import { ManualClock } from '../helpers/manual-clock.js'
+import { recordingStrategy } from '../helpers/recording-strategy.js'
+
+let server: LocalServer
+let client: Client
+
+beforeEach(async () => {
+  server = await startLocalServer()
+  // The clock never moves: a call that retried would wait on it, and its retry event says so.
+  client = createClient({ clock: new ManualClock(), random: () => 0, strategy: recordingStrategy({ intervalMs: 10 }) })
+})
+
+afterEach(async () => {
+  await client.close()
+  await server.close()
+})
+
+function next<E extends LimiterEventName>(event: E): Promise<[E, LimiterEvents[E]]> {
+  return new Promise((resolve) => {
+    const off = client.on(event, (payload) => {
+      off()
+      resolve([event, payload])
+    })
+  })
+}
+
+describe('FetchJob: failures fetch itself decided', () => {
+  // fetch rejects these with the TypeError of a network failure, but the same request gets
+  // the same refusal every time: plain fetch fails once, and so must a GET we would retry.
+  it("gives up at once on redirect: 'error' meeting a redirect, as fetch does", async () => {
+    server.setDefault({ status: 302, headers: { location: '/elsewhere' } })
+    const ended = Promise.race([next('give-up'), next('retry')])
+    const call = client.fetch(`${server.origin}/a`, { redirect: 'error' })
+    call.catch(() => {})
+    const [event, payload] = await ended
+    expect(event).toBe('give-up')
+    expect(payload.reason).toBe('fetch-refused')
+    await expect(call).rejects.toThrow(TypeError)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('gives up at once on a redirect loop (redirect count exceeded)', async () => {
+    server.setDefault({ status: 302, headers: { location: '/loop' } })
+    const ended = Promise.race([next('give-up'), next('retry')])
+    const call = client.fetch(`${server.origin}/loop`)
+    call.catch(() => {})
+    expect((await ended)[0]).toBe('give-up')
+    await expect(call).rejects.toThrow(TypeError)
+    expect(server.requests).toHaveLength(21) // one attempt: the request and its 20 redirects
+  })
+
+  it('gives up at once on a port fetch blocks', async () => {
+    const ended = Promise.race([next('give-up'), next('retry')])
+    const call = client.fetch('http://127.0.0.1:6000/') // X11: on fetch's bad-port list
+    call.catch(() => {})
+    expect((await ended)[0]).toBe('give-up')
+    await expect(call).rejects.toThrow(TypeError)
+  })
+
+  it('still retries a GET whose connection was reset', async () => {
+    server.reply('destroy')
+    const ended = Promise.race([next('give-up'), next('retry')])
+    void client.fetch(`${server.origin}/a`).catch(() => {})
+    const [event] = await ended
+    expect(event).toBe('retry')
+  })
+})
