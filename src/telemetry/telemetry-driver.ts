@@ -71,9 +71,12 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
   let unsubscribe: (() => void) | undefined
   let sent = 0
   let failed = 0
+  // Aborted by stop(): reports still in flight end then, not at their timeout.
+  let stopping = new AbortController()
 
   function sendDue(): Promise<void>[] {
     const pending: Promise<void>[] = []
+    if (stopping.signal.aborted) return pending // stopped: a report taken now could only be dropped
     const at = now()
     for (const lane of source.lanes()) {
       const pacer = lane.pacer
@@ -89,7 +92,7 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
       inFlight.add(lane.scope)
       sent++
       const body = { scope: lane.scope, clientId, attempts: report.attempts, throttled: report.throttled, backlog: Math.max(0, Math.floor(lane.backlog)) }
-      pending.push(link.report(report.quota ? { ...body, quota: report.quota } : body).then((aggregate) => {
+      pending.push(link.report(report.quota ? { ...body, quota: report.quota } : body, stopping.signal).then((aggregate) => {
         inFlight.delete(lane.scope)
         if (!aggregate) {
           failed++
@@ -122,6 +125,7 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
     start() {
       if (running) return
       running = true
+      if (stopping.signal.aborted) stopping = new AbortController()
       // A microtask later: the event may fire before the pacer has taken the 429 in.
       unsubscribe = source.onThrottled?.(() => queueMicrotask(() => { if (running) sendDue() }))
       schedule()
@@ -132,6 +136,7 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
       handle = undefined
       unsubscribe?.()
       unsubscribe = undefined
+      stopping.abort()
     },
     stats: () => ({ sent, failed }),
   }

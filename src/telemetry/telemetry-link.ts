@@ -28,8 +28,11 @@ export interface TelemetryLinkOptions {
 export type LinkReport = Omit<TelemetryReport, 'v'>
 
 export interface TelemetryLink {
-  /** Send one report; resolves the scope's aggregate, or undefined on any failure. Never rejects. */
-  report(report: LinkReport): Promise<Aggregate | undefined>
+  /**
+   * Send one report; resolves the scope's aggregate, or undefined on any failure. Never rejects.
+   * `signal` ends it early (the client closing): the fetch is aborted, its timeout cleared, undefined.
+   */
+  report(report: LinkReport, signal?: AbortSignal): Promise<Aggregate | undefined>
 }
 
 const defaultTimer: LinkTimer = {
@@ -115,16 +118,22 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
   }
 
   return {
-    report(report) {
+    report(report, signal) {
+      if (signal?.aborted) return Promise.resolve(undefined)
       const controller = new AbortController()
       return new Promise<Aggregate | undefined>((resolve) => {
-        const handle = timer.set(() => {
+        // Before, nothing but the timeout ended a report: a client closed during one left its
+        // request open and its timer pending for up to timeoutMs.
+        const end = (): void => {
+          timer.clear(handle)
           controller.abort()
           resolve(undefined)
-        }, timeoutMs)
+        }
+        const handle = timer.set(end, timeoutMs)
+        signal?.addEventListener('abort', end, { once: true })
         exchange(report, controller.signal).then(
-          (aggregate) => { timer.clear(handle); resolve(aggregate) },
-          () => { timer.clear(handle); resolve(undefined) },
+          (aggregate) => { timer.clear(handle); signal?.removeEventListener('abort', end); resolve(aggregate) },
+          () => { timer.clear(handle); signal?.removeEventListener('abort', end); resolve(undefined) },
         )
       })
     },

@@ -1,9 +1,11 @@
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { aatb } from '../../src/core/pacers/aatb.js'
 import { atb } from '../../src/core/pacers/atb.js'
 import type { Aggregate, Pacer } from '../../src/core/types.js'
 import { createTelemetryDriver } from '../../src/telemetry/telemetry-driver.js'
-import type { LinkReport, TelemetryLink } from '../../src/telemetry/telemetry-link.js'
+import { createTelemetryLink, type LinkReport, type TelemetryLink } from '../../src/telemetry/telemetry-link.js'
 
 const T0 = 1_700_000_000_000
 const aggregate: Aggregate = { activeClients: 4, totalAttempts: 40, throttledReports: 2, windowMs: 30_000, quotaPerSecond: 1, fairSharePerSecond: 0.25 }
@@ -97,5 +99,37 @@ describe('createTelemetryDriver', () => {
     notify()
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(link.sent).toHaveLength(1)
+  })
+})
+
+describe('createTelemetryDriver over a real link to a hung endpoint', () => {
+  it('stop() aborts a report in flight and clears its timeout: nothing is left to keep a process alive or feed a closed lane', async () => {
+    const requests: IncomingMessage[] = []
+    let arrived: () => void = () => {}
+    const server = createServer((request) => { requests.push(request); arrived() }) // accepts, never answers
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const timers = new Map<number, () => void>()
+      let next = 0
+      const linkTimer = { set: (callback: () => void) => { timers.set(++next, callback); return next }, clear: (handle: unknown) => { timers.delete(handle as number) } }
+      const link = createTelemetryLink({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutMs: 60_000, timer: linkTimer })
+      const now = T0
+      const pacer = aatb().create({ now, random: () => 0.5 })
+      const driver = createTelemetryDriver({ source: { lanes: () => [{ scope: 'api', pacer, backlog: 1 }] }, link, now: () => now, timer: { set: () => 0, clear: () => {} } })
+      driver.start()
+      const inRequest = new Promise<void>((resolve) => { arrived = resolve })
+      const ticked = driver.tick()
+      await inRequest
+      expect(timers.size).toBe(1) // the report's 60 s timeout
+      const gone = new Promise<void>((resolve) => requests[0]!.socket.once('close', () => resolve()))
+      driver.stop()
+      expect(timers.size).toBe(0) // before: 1, held for the full 60 s
+      await gone // the endpoint sees the request go: before, it stayed open until the timeout
+      await ticked
+      expect(driver.stats()).toEqual({ sent: 1, failed: 1 })
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
