@@ -46,6 +46,12 @@ const REASONS: Record<string, string> = {
   ClosedError: 'closed',
 }
 
+/**
+ * The reasons the problem body names otherwise than the limiter: the give-up header takes the
+ * limiter's, as on a `giveUp: 'response'` answer, so a page reads both headers alike.
+ */
+const LIMITER_REASONS: Record<string, string> = { budget: 'retry-budget' }
+
 /** The limiter's typed give-up, or undefined for anything else (aborts, network errors). */
 export function toGiveUp(error: unknown): GiveUp | undefined {
   if (!PoliteFetchError.is(error)) return undefined
@@ -79,7 +85,7 @@ export function giveUpResponse(giveUp: GiveUp, request: Request, now: number, cr
     [PACED_HEADER]: PACED_HEADER_VALUE,
   })
   // The same fields a `giveUp: 'response'` answer carries, so page-side SDKs read both alike.
-  for (const [name, value] of giveUpFields(giveUp.reason, giveUp.retryAt)) headers.set(name, value)
+  for (const [name, value] of giveUpFields(LIMITER_REASONS[giveUp.reason] ?? giveUp.reason, giveUp.retryAt)) headers.set(name, value)
   if (crossOrigin) headers.set('access-control-expose-headers', `retry-after, ${PACED_HEADER}, ${GIVE_UP_HEADER}, ${SHOULD_RETRY_HEADER}`)
   return new Response(JSON.stringify(body), { status: 503, statusText: 'Service Unavailable', headers })
 }

@@ -94,6 +94,14 @@ describe('installPoliteFetch', () => {
     const response = await fake.fetch(new Request(`${API}/items`)).response!
     expect(response.status).toBe(503)
     expect(((await response.json()) as { reason: string }).reason).toBe('budget')
+    // The header names it as a `giveUp: 'response'` answer does (the limiter's reason), so one reader reads both.
+    expect(response.headers.get('x-polite-fetch-give-up')).toBe('retry-budget')
+
+    const answered = fakeWorkerGlobal(() => throttled())
+    install(answered, { retryBudget: 0, giveUp: 'response' })
+    const own = await answered.fetch(new Request(`${API}/items`)).response!
+    expect(own.status).toBe(429)
+    expect(own.headers.get('x-polite-fetch-give-up')).toBe('retry-budget')
   })
 
   it('sends a body larger than maxBodyBytes whole, not streamed, and replays it after a 429', async () => {
