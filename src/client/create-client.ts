@@ -44,7 +44,10 @@ export interface Client {
   fetch(input: FetchInput, init?: PoliteRequestInit): Promise<Response>
   stats(): ScopeStats[]
   on<E extends LimiterEventName>(event: E, listener: Listener<E>): () => void
-  /** Rejects waiting calls, aborts attempts in flight, writes pacer state to the store. */
+  /**
+   * Rejects waiting calls, aborts attempts in flight, writes pacer state to the store. Over a shared
+   * `limiter`: ends this client's own calls with `ClosedError` and leaves the limiter open.
+   */
   close(): Promise<void>
 }
 
@@ -107,6 +110,12 @@ export function createClient(options: ClientOptions = {}): Client {
   // Aborted by close(), to end calls still reading their Request body (they are not in a lane yet).
   // Only when the client owns its limiter: a shared one keeps serving after this client closes.
   const closing = options.limiter === undefined ? sharedAbortController() : undefined
+  // Over a shared limiter (which close() leaves open) each call gets a signal of its own, kept
+  // here until the call settles, which close() aborts: the call leaves its lane (waiting for a
+  // retry behind a 20 s Retry-After, it settled 20 s after close() and then sent again) and its
+  // attempt in flight is aborted. The caller's signal still aborts it, with the caller's reason.
+  const live = options.limiter === undefined ? undefined : new Set<AbortController>()
+  let closed = false
 
   const telemetry =
     startTelemetry === undefined || options.telemetry === undefined
@@ -128,9 +137,31 @@ export function createClient(options: ClientOptions = {}): Client {
       job = prepare(input, init)
       if (job === undefined) return underlying()(input, init)
     } catch (error) {
+      if (prepared !== undefined) live?.delete(prepared)
+      prepared = undefined
       return Promise.reject(error)
     }
-    return job instanceof FetchJob ? limiter.run(job) : job.then((ready) => limiter.run(ready))
+    const result = job instanceof FetchJob ? limiter.run(job) : job.then((ready) => limiter.run(ready))
+    const own = prepared
+    if (own === undefined) return result
+    prepared = undefined
+    return result.finally(() => live?.delete(own))
+  }
+
+  /** Over a shared limiter: the call's own controller (see `live`), handed from prepare() to politeFetch. */
+  let prepared: AbortController | undefined
+
+  /** Gives the job a signal of its own that the caller's signal and close() abort (see `live`). */
+  function ownSignal(job: FetchJob, calls: Set<AbortController>): void {
+    if (closed) throw new ClosedError('polite-fetch: the client was closed', { request: job.label })
+    const caller = job.signal
+    if (caller?.aborted === true) return // rejected with its reason as it enters the limiter
+    const own = new AbortController()
+    // Kept after the call settles: aborting the caller's signal still errors the response body, as in fetch.
+    caller?.addEventListener('abort', () => own.abort(caller.reason), { once: true })
+    job.signal = own.signal
+    calls.add(own)
+    prepared = own
   }
 
   /** The job for a call, a promise of it when a Request body must be read first, or undefined to pass through. */
@@ -156,6 +187,7 @@ export function createClient(options: ClientOptions = {}): Client {
     const job = new FetchJob(context, input, method, origin, url?.pathname, url?.href ?? href)
     job.signal =
       init !== undefined && 'signal' in init ? (init.signal ?? undefined) : request !== undefined ? request.signal : undefined
+    if (live !== undefined) ownSignal(job, live)
 
     // Built only when something needs the headers (scope/cost options, a non-idempotent method).
     let descriptor: RequestDescriptor | undefined
@@ -216,7 +248,12 @@ export function createClient(options: ClientOptions = {}): Client {
     on: (event, listener) => limiter.on(event, listener),
     close: () => {
       telemetry?.stop()
+      closed = true
       closing?.abort(new ClosedError('polite-fetch: the limiter was closed'))
+      if (live !== undefined) {
+        for (const own of [...live]) own.abort(new ClosedError('polite-fetch: the client was closed'))
+        live.clear()
+      }
       return options.limiter === undefined ? limiter.close() : Promise.resolve()
     },
   }
