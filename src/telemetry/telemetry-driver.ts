@@ -5,6 +5,7 @@
 // request waits for it, at most one report per lane is in flight, and a failed report
 // (the link resolves undefined) changes nothing — the pacer keeps pacing locally.
 import type { Pacer } from '../core/types.js'
+import { createReportBudget } from './report-budget.js'
 import type { LinkTimer, TelemetryLink } from './telemetry-link.js'
 
 export interface TelemetryLane {
@@ -32,6 +33,14 @@ export interface TelemetryDriverOptions {
   /** How often due reports are looked for. Default 1 000 ms. */
   tickMs?: number
   timer?: LinkTimer
+  /**
+   * Reports this client starts a second, over all its lanes, sustained; due lanes beyond it
+   * wait for a later tick, the longest due first. Default 1.5: under the endpoint's default
+   * per-client limit of 2/s, with room for reports that reach it closer together than they left.
+   */
+  reportsPerSecond?: number
+  /** Reports started at once. Default 8 (the endpoint's burst is 10). */
+  reportBurst?: number
 }
 
 export interface TelemetryDriver {
@@ -66,6 +75,7 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
   const tickMs = options.tickMs ?? 1_000
   const timer = options.timer ?? defaultTimer
   const inFlight = new Set<string>()
+  const budget = createReportBudget({ perSecond: options.reportsPerSecond ?? 1.5, burst: options.reportBurst ?? 8 })
   let handle: unknown
   let running = false
   let unsubscribe: (() => void) | undefined
@@ -78,15 +88,27 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
     const pending: Promise<void>[] = []
     if (stopping.signal.aborted) return pending // stopped: a report taken now could only be dropped
     const at = now()
+    const due: { lane: TelemetryLane; pacer: Pacer; dueAt: number }[] = []
     for (const lane of source.lanes()) {
       const pacer = lane.pacer
       if (!pacer?.takeReport || !pacer.reportDueAt || inFlight.has(lane.scope)) continue
-      let report
       try {
-        if (pacer.reportDueAt(at, lane.backlog) > at) continue
-        report = pacer.takeReport(at)
+        const dueAt = pacer.reportDueAt(at, lane.backlog)
+        if (dueAt <= at) due.push({ lane, pacer, dueAt })
       } catch {
         continue // a faulty pacer must not stop the others' reports
+      }
+    }
+    // The longest due first: a lane the budget held back goes before those that came due since.
+    if (due.length > 1) due.sort((a, b) => a.dueAt - b.dueAt)
+    for (const { lane, pacer } of due) {
+      if (inFlight.has(lane.scope)) continue // two lanes of one scope listed: one report
+      if (!budget.take(at)) break
+      let report
+      try {
+        report = pacer.takeReport!(at)
+      } catch {
+        continue
       }
       if (!report) continue
       inFlight.add(lane.scope)

@@ -5,6 +5,7 @@ import { aatb } from '../../src/core/pacers/aatb.js'
 import { atb } from '../../src/core/pacers/atb.js'
 import type { Aggregate, Pacer } from '../../src/core/types.js'
 import { createTelemetryDriver } from '../../src/telemetry/telemetry-driver.js'
+import { serve } from '../../src/server/serve.js'
 import { createTelemetryLink, type LinkReport, type TelemetryLink } from '../../src/telemetry/telemetry-link.js'
 
 const T0 = 1_700_000_000_000
@@ -130,6 +131,34 @@ describe('createTelemetryDriver over a real link to a hung endpoint', () => {
     } finally {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
+
+describe('createTelemetryDriver with many lanes against serve() (its default limits: 2 reports/s per client, burst 10)', () => {
+  it('spreads reports within the endpoint\'s per-client budget, so every lane gets its aggregate, not only the first 10', async () => {
+    let now = T0
+    // The server on the same manual clock: its token buckets refill as the test's time passes.
+    const server = await serve({ port: 0, options: { auth: false, now: () => now } })
+    try {
+      const lanes = Array.from({ length: 30 }, (_, i) => ({ scope: `https://api${i}.example`, pacer: aatb().create({ now, random: () => 0.5 }), backlog: 0 }))
+      const answered = new Map<string, number>()
+      for (const lane of lanes) {
+        const take = lane.pacer.onAggregate!.bind(lane.pacer)
+        lane.pacer.onAggregate = (at, a) => { answered.set(lane.scope, (answered.get(lane.scope) ?? 0) + 1); take(at, a) }
+      }
+      const driver = createTelemetryDriver({ source: { lanes: () => lanes }, link: createTelemetryLink({ url: server.url }), clientId: 'me', now: () => now })
+      for (let second = 0; second < 300; second++) { // 10 report windows of 30 s, one tick a second
+        for (const lane of lanes) { lane.pacer.onSend(now, 1); lane.pacer.onResult(now + 1, { kind: 'ok', status: 200 }) }
+        await driver.tick()
+        now += 1_000
+      }
+      const counts = lanes.map((lane) => answered.get(lane.scope) ?? 0)
+      // Before: 10 lanes answered 10 times each, the other 20 never (200 of 300 reports refused 429).
+      expect(Math.min(...counts)).toBeGreaterThanOrEqual(9)
+      expect(driver.stats().failed).toBe(0)
+    } finally {
+      await server.close()
     }
   })
 })
