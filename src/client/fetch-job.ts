@@ -220,9 +220,11 @@ export class FetchJob implements Job<Response> {
     let init = this.init
     if (init === undefined && (attemptSignal !== undefined || body.kind !== 'none')) init = this.init = {}
     if (init !== undefined) {
-      // undefined when nothing but the caller could abort: fetch then gets no signal at all
-      // (a Request's own `signal` still applies, as with plain fetch).
-      if (attemptSignal !== undefined || init.signal !== undefined) init.signal = attemptSignal
+      // undefined when nothing but the caller could abort: fetch then gets the caller's init as
+      // is, no signal (a Request's own `signal` still applies, as with plain fetch) or the caller's
+      // `signal: null`, which frees the call from its Request's signal (replaced by undefined, an
+      // aborted Request signal failed every attempt until the deadline).
+      if (attemptSignal !== undefined) init.signal = attemptSignal
       if (body.kind === 'value') init.body = body.value
       else if (body.kind === 'factory') init.body = body.factory()
       else if (body.kind === 'once') {

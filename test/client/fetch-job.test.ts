@@ -70,3 +70,15 @@ describe('FetchJob: failures fetch itself decided', () => {
     expect(event).toBe('retry')
   })
 })
+
+describe('FetchJob: the signal fetch gets', () => {
+  it("init's signal: null frees the call from its Request's signal, as in fetch", async () => {
+    const controller = new AbortController()
+    controller.abort('the Request gave up')
+    const request = new Request(`${server.origin}/a`, { signal: controller.signal })
+    const ended = Promise.race([client.fetch(request, { signal: null }), next('retry')])
+    const response = (await ended) as Response
+    expect(response.status).toBe(200)
+    expect(server.requests).toHaveLength(1)
+  })
+})
