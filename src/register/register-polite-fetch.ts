@@ -218,6 +218,18 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     return fetch(input, { ...init, headers }).finally(() => signal.removeEventListener('abort', onAbort))
   }
 
+  /**
+   * Back from the back/forward cache: the worker does not see a cached page (`clients.get`), so an
+   * event it sent meanwhile (another tab's), or its restart, made it forget this page's subscription.
+   */
+  const onPageShow = (event: Event) => {
+    if ((event as PageTransitionEvent).persisted && mode === 'worker' && listeners.size > 0) {
+      toWorker({ type: PAGE_MESSAGE.subscribe, events: [...listeners.keys()] })
+    }
+  }
+  const pageEvents = typeof addEventListener === 'function' && typeof removeEventListener === 'function'
+  if (pageEvents && mode === 'worker') addEventListener('pageshow', onPageShow)
+
   const fallBack = (why: unknown): PoliteFetchMode => {
     report(why)
     mode = 'in-page'
@@ -306,6 +318,7 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     },
     close() {
       container?.removeEventListener('message', onWorkerMessage)
+      if (pageEvents) removeEventListener('pageshow', onPageShow)
       // Else the worker keeps posting this page every event it asked for, for as long as the page lives.
       if (mode === 'worker' && listeners.size > 0) toWorker({ type: PAGE_MESSAGE.unsubscribe })
       for (const off of detachInPage.values()) off()

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { none } from '../../src/core/pacers/index.js'
 import { memoryStore } from '../../src/storage/memory-store.js'
 import { registerPoliteFetch, type PoliteFetchRegistration } from '../../src/register/index.js'
-import { CALL_HEADER } from '../../src/protocol/worker-messages.js'
+import { CALL_HEADER, PAGE_MESSAGE } from '../../src/protocol/worker-messages.js'
 import { fakeServiceWorker } from './fake-service-worker.js'
 
 const API = 'https://api.example'
@@ -159,6 +159,27 @@ describe('registerPoliteFetch with a service worker', () => {
     fake.limiter.emit('throttled', { scope: API, status: 429 })
     await new Promise((resolve) => setTimeout(resolve, 10))
     expect(seen).toHaveLength(1)
+  })
+
+  it('subscribes again when the page comes back from the back/forward cache', async () => {
+    // The worker does not see a cached page (clients.get), so it forgot it at its next event or restart.
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    const polite = register()
+    polite.on('throttled', () => {})
+    await polite.ready
+    await vi.waitFor(() => expect(fake.limiter.listeners.get('throttled')).toHaveLength(1))
+    const worker = fake.container.controller!
+    const posted: unknown[] = []
+    const post = worker.postMessage.bind(worker)
+    worker.postMessage = (message) => {
+      posted.push(message)
+      post(message)
+    }
+    window.dispatchEvent(Object.assign(new Event('pageshow'), { persisted: false }))
+    expect(posted).toEqual([])
+    window.dispatchEvent(Object.assign(new Event('pageshow'), { persisted: true }))
+    expect(posted).toEqual([{ type: PAGE_MESSAGE.subscribe, events: ['throttled'] }])
   })
 
   it('tells the worker to stop sending events when it closes', async () => {
