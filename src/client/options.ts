@@ -297,6 +297,9 @@ export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLim
   return resolved
 }
 
+/** What a shell calls on a `limiter` it is given (the `Limiter` interface). */
+const LIMITER_METHODS = ['run', 'submit', 'stats', 'on', 'lanes', 'close'] as const satisfies readonly (keyof Limiter)[]
+
 export interface ResolvedClientOptions {
   fetch: FetchImplementation | undefined
   scope: ((request: RequestDescriptor) => string) | undefined
@@ -316,6 +319,9 @@ export function resolveClientOptions(options: ClientOptions = {}): ResolvedClien
   }
   // Read per call (it holds with a shared `limiter` too), so checked here as well.
   checkGiveUp(options.giveUp)
+  // Unchecked, a wrong value surfaced only at the first request, as a TypeError thrown out of
+  // client.fetch instead of a rejected promise.
+  seam('limiter', options.limiter, 'a Limiter (createLimiter())', LIMITER_METHODS)
   const { learnRouteSplits = clientDefaults.learnRouteSplits } = options
   if (typeof learnRouteSplits !== 'boolean') fail('learnRouteSplits', 'a boolean', learnRouteSplits)
   return {

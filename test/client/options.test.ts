@@ -22,6 +22,8 @@ describe('options', () => {
     expect(() => createLimiter({ clock: {} as never })).toThrow(/`clock`/)
     expect(() => createClient({ scope: 'origin' as never })).toThrow(/`scope` must be a function/)
     expect(() => createClient({ maxBodyBytes: Number.NaN })).toThrow(/`maxBodyBytes`/)
+    expect(() => createClient({ limiter: {} as never })).toThrow(/`limiter` must be a Limiter/)
+    expect(() => createClient({ limiter: 5 as never })).toThrow(/`limiter`/)
   })
 
   it('rejects a misspelt option, naming the one it was meant to be', () => {
