@@ -361,9 +361,10 @@ export class PacedDispatch
     if (!this.#replayable) attempt.reason = BODY_NOT_REPLAYABLE
     const statusCode = attempt.statusCode
     if (statusCode === 0) {
-      // undici refuses a malformed request (bad header, method or path) before sending it:
-      // no attempt can succeed, so the caller gets the error now, not after retries.
-      if (attempt.error instanceof errors.InvalidArgumentError) {
+      // undici refuses a malformed request (bad header, method or path; a body that does not
+      // match its content-length; an Expect header) before sending it: no attempt can succeed,
+      // so the caller gets the error now, not after retries.
+      if (isRefusedRequest(attempt.error)) {
         attempt.retryable = false
         attempt.reason = INVALID_REQUEST
       } else if (attempt.error instanceof errors.ClientClosedError || attempt.error instanceof errors.ClientDestroyedError) {
@@ -398,6 +399,15 @@ export class PacedDispatch
 }
 
 function noop(): void {}
+
+/** An error undici raises for the request itself, whatever the server: sending it again fails the same way. */
+function isRefusedRequest(error: Error | undefined): boolean {
+  return (
+    error instanceof errors.InvalidArgumentError ||
+    error instanceof errors.RequestContentLengthMismatchError ||
+    error instanceof errors.NotSupportedError
+  )
+}
 
 /** The function a callback-style handler aborts with (its only closure per request). */
 function abortFunctionOf(paced: PacedDispatch): (reason?: Error) => void {

@@ -290,6 +290,22 @@ describe.each(SHELLS)('%s with undici.request', (shell) => {
     expect(giveUps.map((e) => e.reason)).toEqual(['invalid-request'])
   })
 
+  it('a request whose body does not match its content-length, or with an Expect header, fails at once like undici alone', async () => {
+    // undici refuses both before sending (RequestContentLengthMismatchError, NotSupportedError):
+    // every attempt fails the same way, so a PUT was retried as a network failure until its
+    // deadline (DeadlineError after 6 attempts in 3 s) instead of failing with undici's error.
+    const { server, dispatcher, giveUps } = await setup(() => ({ status: 200 }), { deadlineMs: 3_000 })
+    // 'héllo' is 5 characters but 6 bytes: the commonest way to get content-length wrong.
+    await expect(request(`${server.url}/`, { dispatcher, method: 'PUT', body: 'héllo', headers: { 'content-length': '5' } })).rejects.toMatchObject({
+      code: 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+    })
+    await expect(request(`${server.url}/`, { dispatcher, method: 'PUT', body: 'x', headers: { expect: '100-continue' } })).rejects.toMatchObject({
+      code: 'UND_ERR_NOT_SUPPORTED',
+    })
+    expect(server.received).toHaveLength(0)
+    expect(giveUps.map((e) => e.reason)).toEqual(['invalid-request', 'invalid-request'])
+  })
+
   it('a network failure is retried for GET but not for POST', async () => {
     const dropFirst = (n: number): Reply => (n === 1 ? { status: 0, destroy: true } : { status: 200, body: 'fine' })
     const get = await setup(dropFirst, { errorBackoffBaseMs: 1 })
