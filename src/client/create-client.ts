@@ -65,6 +65,29 @@ function isRequest(input: unknown): input is Request {
   )
 }
 
+/** Every member of RequestInit (and undici's `dispatcher`), as fetch reads them. */
+const REQUEST_INIT_MEMBERS = [
+  'method', 'headers', 'body', 'referrer', 'referrerPolicy', 'mode', 'credentials', 'cache', 'redirect',
+  'integrity', 'keepalive', 'signal', 'duplex', 'priority', 'window', 'dispatcher', 'politeFetch',
+] as const
+
+/**
+ * `init` as fetch reads it: a dictionary whose members may be inherited (a Request or a class
+ * instance given as init, an `Object.create(defaults)`). The client copies init with a spread, which
+ * sees own properties only: such an init lost its method and headers (a PUT went out as a bare GET).
+ * A plain object, the usual init, is returned as is.
+ */
+function asDictionary(init: PoliteRequestInit): PoliteRequestInit {
+  if (typeof init !== 'object' || Object.getPrototypeOf(init) === Object.prototype) return init
+  const copy: Record<string, unknown> = { ...init }
+  for (const member of REQUEST_INIT_MEMBERS) {
+    const value = (init as Record<string, unknown>)[member]
+    // As WebIDL: a member whose value is undefined is absent.
+    if (value !== undefined) copy[member] = value
+  }
+  return copy as PoliteRequestInit
+}
+
 function baseUrl(): string | undefined {
   const location = (globalThis as { location?: { href?: unknown } }).location
   return typeof location?.href === 'string' ? location.href : undefined
@@ -134,7 +157,7 @@ export function createClient(options: ClientOptions = {}): Client {
   function politeFetch(input: FetchInput, init?: PoliteRequestInit): Promise<Response> {
     let job: FetchJob | Promise<FetchJob> | undefined
     try {
-      job = prepare(input, init)
+      job = prepare(input, init === null || init === undefined ? undefined : asDictionary(init))
       if (job === undefined) return underlying()(input, init)
     } catch (error) {
       if (prepared !== undefined) live?.delete(prepared)

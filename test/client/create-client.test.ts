@@ -122,6 +122,14 @@ describe('createClient: fetch compatibility', () => {
     expect(client.stats().map((s) => `${s.scope} ${s.attempts}`)).toEqual([`${server.origin} 4`])
   })
 
+  it('reads init as fetch does: null is no init, and members may be inherited (a Request as init)', async () => {
+    makeClient()
+    expect((await client.fetch(`${server.origin}/a`, null as never)).status).toBe(200)
+    await client.fetch(`${server.origin}/b`, Object.create({ method: 'POST', body: 'x', headers: { 'x-a': '1' } }))
+    await client.fetch(`${server.origin}/c`, new Request('http://unused.invalid/', { method: 'PUT', headers: { 'x-a': '2' } }) as RequestInit)
+    expect(server.requests.map((r) => `${r.method} ${r.url} ${r.headers['x-a']} ${r.body}`)).toEqual(['GET /a undefined ', 'POST /b 1 x', 'PUT /c 2 '])
+  })
+
   it('passes non-HTTP URLs straight to fetch', async () => {
     makeClient()
     const response = await client.fetch('data:text/plain,hello')
