@@ -43,6 +43,8 @@ export { aatb, paperAatb } from './client/telemetry-strategies.js'
 export type { TelemetryStrategy } from './client/telemetry-strategies.js'
 export type { AatbOptions, AtbOptions, ExponentialOptions, PaperAatbOptions, PaperAtbOptions, WindowOptions } from './core/pacers/index.js'
 export type { ClientTelemetryOptions } from './client/client-telemetry.js'
+// Types only: the class stays out of a page that paces with atb() (`error.name === 'TelemetryError'`).
+export type { TelemetryError, TelemetryFailureReason } from './telemetry/telemetry-error.js'
 
 // Server signals: what a response says about the quota.
 export { readSignals } from './core/signals/index.js'

@@ -5,6 +5,7 @@
 import type { Aggregate } from '../core/types.js'
 import { PROTOCOL_VERSION, replyToAggregate, validateReply, validateReport } from './protocol.js'
 import type { TelemetryReport } from './protocol.js'
+import { failureReasonOf, TelemetryError } from './telemetry-error.js'
 import { wireScope } from './wire-scope.js'
 
 /** Timers, injectable so tests need not wait for real time. */
@@ -23,6 +24,8 @@ export interface TelemetryLinkOptions {
   /** Give up on a report after this long. Default 3 000 ms (the paper's). */
   timeoutMs?: number
   timer?: LinkTimer
+  /** Told why each report that went out came back without an aggregate (not for reports ended by `signal`). */
+  onFailure?: (error: TelemetryError) => void
 }
 
 export type LinkReport = Omit<TelemetryReport, 'v'>
@@ -106,15 +109,30 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
       signal,
       credentials: 'omit',
     })
+    const scope = checked.value.scope
     if (!response.ok) {
-      await response.body?.cancel().catch(() => {})
-      return undefined
+      // The endpoint's own words ({ error, message }, small) make the failure clear: "unknown bearer token".
+      const said = await readReply(response).catch(() => undefined)
+      const detail = said !== null && typeof said === 'object' ? (said as { message?: unknown }).message : undefined
+      const reason = failureReasonOf(response.status)
+      throw new TelemetryError(reason, response.status, scope, `polite-fetch: the telemetry endpoint refused a report on ${scope}: ${response.status} ${reason}${typeof detail === 'string' ? ` (${detail.slice(0, 200)})` : ''}; pacing alone (ATB) meanwhile`)
     }
     const body = await readReply(response)
-    if (body === undefined) return undefined
-    const reply = validateReply(body)
-    if (!reply.ok || reply.value.scope !== checked.value.scope) return undefined
+    const reply = body === undefined ? undefined : validateReply(body)
+    if (!reply?.ok || reply.value.scope !== scope) {
+      const problem = reply === undefined ? 'not JSON, or over 16 KiB' : reply.ok ? `for scope ${reply.value.scope}` : reply.error
+      throw new TelemetryError('invalid-reply', response.status, scope, `polite-fetch: the telemetry endpoint answered a report on ${scope} with no valid aggregate (${problem}); pacing alone (ATB) meanwhile`)
+    }
     return replyToAggregate(reply.value)
+  }
+
+  function fail(error: TelemetryError): void {
+    try {
+      options.onFailure?.(error)
+    } catch (thrown) {
+      // A failing observer must not break reporting; surfaced as an uncaught error, as events are.
+      queueMicrotask(() => { throw thrown })
+    }
   }
 
   return {
@@ -124,16 +142,24 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
       return new Promise<Aggregate | undefined>((resolve) => {
         // Before, nothing but the timeout ended a report: a client closed during one left its
         // request open and its timer pending for up to timeoutMs.
-        const end = (): void => {
+        let settled = false
+        const settle = (aggregate: Aggregate | undefined, failure?: TelemetryError): void => {
+          if (settled) return
+          settled = true
           timer.clear(handle)
-          controller.abort()
-          resolve(undefined)
+          signal?.removeEventListener('abort', end)
+          if (aggregate === undefined) controller.abort()
+          if (failure !== undefined) fail(failure)
+          resolve(aggregate)
         }
-        const handle = timer.set(end, timeoutMs)
+        const end = (): void => settle(undefined)
+        const handle = timer.set(() => {
+          settle(undefined, new TelemetryError('timeout', 0, wireScope(report.scope), `polite-fetch: the telemetry endpoint did not answer a report on ${report.scope} within ${timeoutMs} ms; pacing alone (ATB) meanwhile`))
+        }, timeoutMs)
         signal?.addEventListener('abort', end, { once: true })
         exchange(report, controller.signal).then(
-          (aggregate) => { timer.clear(handle); signal?.removeEventListener('abort', end); resolve(aggregate) },
-          () => { timer.clear(handle); signal?.removeEventListener('abort', end); resolve(undefined) },
+          (aggregate) => settle(aggregate),
+          (error: unknown) => settle(undefined, error instanceof TelemetryError ? error : new TelemetryError('network', 0, wireScope(report.scope), `polite-fetch: the telemetry endpoint could not be reached for a report on ${report.scope} (${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}); pacing alone (ATB) meanwhile`)),
         )
       })
     },

@@ -7,6 +7,9 @@ import { atb } from '../../src/core/pacers/atb.js'
 import { aatb } from '../../src/client/telemetry-strategies.js'
 import { serve, type RunningServer } from '../../src/server/serve.js'
 import { startLocalServer, type LocalServer } from '../helpers/local-server.js'
+import { startClientTelemetry } from '../../src/client/client-telemetry.js'
+import type { Limiter } from '../../src/client/create-limiter.js'
+import { TelemetryError } from '../../src/telemetry/telemetry-error.js'
 
 let api: LocalServer | undefined
 let telemetry: RunningServer | undefined
@@ -71,5 +74,47 @@ describe('createClient({ telemetry })', () => {
     )
     expect([200, 'DeadlineError']).toContain(second)
     await client.close()
+  })
+})
+
+describe('startClientTelemetry: an endpoint that refuses the client', () => {
+  it('says so once through telemetry.onError (a wrong token: 401), not on every report, and again after a success', async () => {
+    let now = 1_700_000_000_000
+    telemetry = await serve({ port: 0, options: { auth: { tokens: { right: { tenant: 'acme', scopes: '*' } } }, now: () => now } })
+    const pacer = aatb().create({ now, random: () => 0.5 })
+    const limiter = { lanes: () => [{ scope: 'https://api.example', pacer, backlog: 1 }], on: () => () => {} } as unknown as Limiter
+    const errors: TelemetryError[] = []
+    let token = 'wrong'
+    const driver = startClientTelemetry({ url: telemetry.url, token: 'wrong', clientId: 'tab-1', onError: (error) => errors.push(error) }, limiter, () => now, (input, init) => {
+      const headers = new Headers(init?.headers)
+      headers.set('authorization', `Bearer ${token}`) // lets the test put the token right later
+      return fetch(input, { ...init, headers })
+    })
+    try {
+      for (let report = 0; report < 5; report++) {
+        pacer.onSend(now, 1)
+        pacer.onResult(now, { kind: 'throttled', status: 429 }) // a report is due at once
+        await driver.tick()
+        now += 1_000
+      }
+      expect(driver.stats()).toEqual({ sent: 5, failed: 5 })
+      expect(errors).toHaveLength(1) // before: no way to learn of it at all
+      expect(errors[0]).toBeInstanceOf(TelemetryError)
+      expect(errors[0]).toMatchObject({ name: 'TelemetryError', reason: 'unauthorized', status: 401 })
+      expect(errors[0]!.message).toMatch(/401/)
+      token = 'right'
+      pacer.onSend(now, 1)
+      pacer.onResult(now, { kind: 'throttled', status: 429 })
+      await driver.tick()
+      expect(driver.stats()).toEqual({ sent: 6, failed: 5 })
+      token = 'wrong'
+      now += 1_000
+      pacer.onSend(now, 1)
+      pacer.onResult(now, { kind: 'throttled', status: 429 })
+      await driver.tick()
+      expect(errors).toHaveLength(2) // refused again after it had worked: said again
+    } finally {
+      driver.stop()
+    }
   })
 })

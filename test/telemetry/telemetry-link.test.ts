@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createTelemetryLink } from '../../src/telemetry/telemetry-link.js'
 import type { LinkTimer } from '../../src/telemetry/telemetry-link.js'
+import type { TelemetryError } from '../../src/telemetry/telemetry-error.js'
 import { serve } from '../../src/server/serve.js'
 
 const report = { scope: 'api', clientId: 'c1', attempts: 3, throttled: 1 }
@@ -154,5 +155,41 @@ describe('createTelemetryLink against a hostile endpoint (raw node:http on 127.0
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
     }
+  })
+})
+
+describe('createTelemetryLink: onFailure names why a report came back empty', () => {
+  it.each([
+    ['unauthorized', 401, respond({ error: 'unauthorized', message: 'unknown bearer token' }, 401), /401 unauthorized \(unknown bearer token\)/],
+    ['forbidden', 403, respond({ error: 'scope_forbidden' }, 403), /403/],
+    ['rate-limited', 429, respond({ error: 'rate_limited' }, 429), /429/],
+    ['rejected', 404, respond('<html>nope</html>', 404), /404/],
+    ['unavailable', 503, respond({ error: 'store_unavailable' }, 503), /503/],
+    ['invalid-reply', 200, respond('<html>oops</html>'), /no valid aggregate/],
+    ['invalid-reply', 200, respond({ ...goodReply, scope: 'other' }), /for scope other/],
+    ['network', 0, (async () => { throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') }) }) as typeof fetch, /ECONNREFUSED/],
+  ] as const)('%s (%i)', async (reason, status, fetch, message) => {
+    const failures: TelemetryError[] = []
+    const link = createTelemetryLink({ url: 'http://x', fetch, onFailure: (error) => failures.push(error) })
+    expect(await link.report(report)).toBeUndefined()
+    expect(failures).toHaveLength(1)
+    expect(failures[0]).toMatchObject({ reason, status, scope: 'api' })
+    expect(failures[0]!.message).toMatch(message)
+  })
+
+  it('timeout, once; and nothing for a report the caller ended', async () => {
+    const timer = manualTimer()
+    const failures: TelemetryError[] = []
+    const link = createTelemetryLink({ url: 'http://x', timer, fetch: () => new Promise(() => {}), onFailure: (error) => failures.push(error) })
+    const pending = link.report(report)
+    timer.fireAll()
+    expect(await pending).toBeUndefined()
+    expect(failures.map((f) => f.reason)).toEqual(['timeout'])
+    const stop = new AbortController()
+    const ended = link.report(report, stop.signal)
+    stop.abort()
+    expect(await ended).toBeUndefined()
+    expect(timer.pending()).toBe(0)
+    expect(failures).toHaveLength(1)
   })
 })
