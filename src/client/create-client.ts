@@ -19,7 +19,8 @@ import type { TelemetryStrategy } from './telemetry-strategies.js'
 export interface PoliteFetchInit {
   /**
    * Makes any body replayable: called once per attempt for a fresh body (e.g. a new stream
-   * over the same file). Takes precedence over `init.body`.
+   * over the same file). Takes precedence over `init.body`. If it throws, the call rejects with
+   * that error at once, never retried (`give-up` reason `body-factory-failed`).
    */
   body?: () => FetchBody | null
   /** Higher goes first among this scope's waiting calls. @default 0 */

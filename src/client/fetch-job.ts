@@ -43,6 +43,9 @@ export type BodySource =
 const NO_BODY: BodySource = { kind: 'none' }
 
 
+/** Give-up reason of a call whose `politeFetch.body()` threw: nothing was sent. */
+export const BODY_FACTORY_FAILED = 'body-factory-failed'
+
 /** Give-up reason of a failure fetch itself decided (a refused redirect, a blocked port): another attempt gets the same. */
 export const FETCH_REFUSED = 'fetch-refused'
 
@@ -129,6 +132,8 @@ export class FetchJob implements Job<Response> {
   #pathname: string | undefined
   readonly #href: string
   #route: string | undefined
+  /** What the body factory threw (boxed: a factory may throw undefined), when it did. */
+  #bodyFailure: { error: unknown } | undefined = undefined
 
   /**
    * The request-level facts; the rest are set by the client as it learns them. Positional,
@@ -198,6 +203,9 @@ export class FetchJob implements Job<Response> {
    * no attempt can succeed and the caller gets the error now.
    */
   finalFailure(error: unknown): string | undefined {
+    // The caller's code failed before anything was sent: as an idempotent request's network
+    // error, a PUT whose factory threw was retried (factory and all) until its deadline.
+    if (this.#bodyFailure !== undefined && this.#bodyFailure.error === error) return BODY_FACTORY_FAILED
     if (!(error instanceof TypeError)) return undefined
     if (refusedByFetch(error)) return FETCH_REFUSED
     const body = this.body.kind === 'value' ? this.body.value : undefined
@@ -226,13 +234,23 @@ export class FetchJob implements Job<Response> {
       // aborted Request signal failed every attempt until the deadline).
       if (attemptSignal !== undefined) init.signal = attemptSignal
       if (body.kind === 'value') init.body = body.value
-      else if (body.kind === 'factory') init.body = body.factory()
+      else if (body.kind === 'factory') init.body = this.#produceBody(body.factory)
       else if (body.kind === 'once') {
         if (attemptNumber > 1) throw new TypeError('polite-fetch: a streamed body cannot be sent twice')
         init.body = body.value
       }
     }
     return init
+  }
+
+  /** The caller's `politeFetch.body()` for this attempt; what it throws is remembered for `finalFailure`. */
+  #produceBody(factory: () => FetchBody | null): FetchBody | null {
+    try {
+      return factory()
+    } catch (error) {
+      this.#bodyFailure = { error }
+      throw error
+    }
   }
 
   #outcome(response: Response): FetchOutcome {

@@ -71,6 +71,31 @@ describe('FetchJob: failures fetch itself decided', () => {
   })
 })
 
+describe('FetchJob: a body factory that throws', () => {
+  // The caller's code failed before anything was sent: no network error to wait out.
+  it('ends the call with its error at once, even for a method whose network errors are retried', async () => {
+    const failure = new Error('no such file')
+    let calls = 0
+    const ended = Promise.race([next('give-up'), next('retry')])
+    const call = client.fetch(`${server.origin}/a`, {
+      method: 'PUT',
+      politeFetch: {
+        body: () => {
+          calls++
+          throw failure
+        },
+      },
+    })
+    call.catch(() => {})
+    const [event, payload] = await ended
+    expect(event).toBe('give-up')
+    expect(payload.reason).toBe('body-factory-failed')
+    await expect(call).rejects.toBe(failure)
+    expect(calls).toBe(1)
+    expect(server.requests).toHaveLength(0)
+  })
+})
+
 describe('FetchJob: the signal fetch gets', () => {
   it("init's signal: null frees the call from its Request's signal, as in fetch", async () => {
     const controller = new AbortController()
