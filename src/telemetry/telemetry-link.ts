@@ -6,7 +6,7 @@ import type { Aggregate } from '../core/types.js'
 import { PROTOCOL_VERSION, replyToAggregate, validateReply, validateReport } from './protocol.js'
 import type { TelemetryReport } from './protocol.js'
 import { failureReasonOf, TelemetryError } from './telemetry-error.js'
-import { wireScope } from './wire-scope.js'
+import { wireClientId, wireScope } from './wire-name.js'
 
 /** Timers, injectable so tests need not wait for real time. */
 export interface LinkTimer {
@@ -79,10 +79,16 @@ async function readReply(response: Response): Promise<unknown> {
   }
 }
 
+/**
+ * The report URL of the endpoint's base URL, or of the report URL itself. A relative URL is
+ * read against the page, as fetch reads it (before, `/telemetry` threw "Invalid URL" while
+ * `/v1/report` passed), and a query is kept (before, `…/base?tenant=x` posted to `/v1/report`).
+ */
 function reportUrl(url: string | URL): string {
-  const text = String(url)
-  if (/\/v1\/report\/?$/.test(text)) return text
-  return new URL('v1/report', text.endsWith('/') ? text : `${text}/`).toString()
+  const page = (globalThis as { location?: { href?: unknown } }).location?.href
+  const target = new URL(String(url), typeof page === 'string' ? page : undefined)
+  if (!/\/v1\/report\/?$/.test(target.pathname)) target.pathname = `${target.pathname.replace(/\/$/, '')}/v1/report`
+  return target.href
 }
 
 export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLink {
@@ -94,7 +100,7 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
   if (options.token) headers.authorization = `Bearer ${options.token}`
 
   async function exchange(report: LinkReport, signal: AbortSignal): Promise<Aggregate | undefined> {
-    const wire = { ...report, scope: wireScope(report.scope), v: PROTOCOL_VERSION }
+    const wire = { ...report, scope: wireScope(report.scope), clientId: wireClientId(report.clientId), v: PROTOCOL_VERSION }
     let checked = validateReport(wire)
     // A quota the API announced beyond the protocol's range (a yearly window, 10^10 units) is
     // only a hint: without it the counts still go, where before the lane never reported again.

@@ -193,3 +193,38 @@ describe('createTelemetryLink: onFailure names why a report came back empty', ()
     expect(failures).toHaveLength(1)
   })
 })
+
+describe('createTelemetryLink: client ids and URLs as users give them', () => {
+  it('reports under a client id that is not visible ASCII (`tab 1`, `Küche`, 200 characters) instead of never', async () => {
+    const server = await serve({ port: 0, options: { auth: false } })
+    try {
+      const link = createTelemetryLink({ url: server.url })
+      for (const [i, clientId] of ['tab 1', 'Küche', 'x'.repeat(200)].entries()) {
+        expect(await link.report({ ...report, scope: `s-${i}`, clientId })).toMatchObject({ activeClients: 1 })
+      }
+    } finally {
+      await server.close()
+    }
+  })
+
+  it.each([
+    ['https://t.example', 'https://t.example/v1/report'],
+    ['https://t.example/telemetry/', 'https://t.example/telemetry/v1/report'],
+    ['https://t.example/v1/report', 'https://t.example/v1/report'],
+    ['https://t.example/base?tenant=x', 'https://t.example/base/v1/report?tenant=x'],
+    ['/telemetry', 'https://app.example/telemetry/v1/report'], // in a page: relative to it, as fetch reads it
+    ['/v1/report', 'https://app.example/v1/report'],
+  ])('posts to the report URL of %s', async (url, expected) => {
+    const location = Object.getOwnPropertyDescriptor(globalThis, 'location')
+    Object.defineProperty(globalThis, 'location', { value: { href: 'https://app.example/page/index.html' }, configurable: true })
+    try {
+      let seen = ''
+      const link = createTelemetryLink({ url, fetch: async (input) => { seen = String(input); return respond(goodReply)(input) } })
+      await link.report(report)
+      expect(seen).toBe(expected)
+    } finally {
+      if (location) Object.defineProperty(globalThis, 'location', location)
+      else delete (globalThis as { location?: unknown }).location
+    }
+  })
+})
