@@ -69,6 +69,30 @@ function refusedByFetch(error: TypeError): boolean {
   return cause instanceof Error && FETCH_DECISIONS.has(cause.message)
 }
 
+/**
+ * A signal aborted by the first of `a` and `b`, with its reason. AbortSignal.any where there is one
+ * (it holds its sources weakly); otherwise listeners, removed by the first abort.
+ */
+function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  const any = (AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal }).any
+  if (typeof any === 'function') return any.call(AbortSignal, [a, b])
+  const controller = new AbortController()
+  const from = (source: AbortSignal): (() => void) => () => {
+    a.removeEventListener('abort', fromA)
+    b.removeEventListener('abort', fromB)
+    controller.abort(source.reason)
+  }
+  const fromA = from(a)
+  const fromB = from(b)
+  if (a.aborted) controller.abort(a.reason)
+  else if (b.aborted) controller.abort(b.reason)
+  else {
+    a.addEventListener('abort', fromA)
+    b.addEventListener('abort', fromB)
+  }
+  return controller.signal
+}
+
 /** The signal of an opaque response (status 0): an answer the server gave, whatever it was. */
 const OPAQUE_ANSWER: Signal = Object.freeze({ kind: 'ok', status: 0 }) as Signal
 
@@ -232,7 +256,7 @@ export class FetchJob implements Job<Response> {
       // is, no signal (a Request's own `signal` still applies, as with plain fetch) or the caller's
       // `signal: null`, which frees the call from its Request's signal (replaced by undefined, an
       // aborted Request signal failed every attempt until the deadline).
-      if (attemptSignal !== undefined) init.signal = attemptSignal
+      if (attemptSignal !== undefined) init.signal = this.#fetchSignal(attemptSignal)
       if (body.kind === 'value') init.body = body.value
       else if (body.kind === 'factory') init.body = this.#produceBody(body.factory)
       else if (body.kind === 'once') {
@@ -241,6 +265,18 @@ export class FetchJob implements Job<Response> {
       }
     }
     return init
+  }
+
+  /**
+   * What fetch is handed: the attempt's signal, which is the caller's own unless the attempt has a
+   * signal of the limiter's (a `timeoutMs`). That one lets go of the caller's signal once the call
+   * resolves, so the caller's abort must reach fetch as well: it ends the response body as in fetch
+   * (before, a download or stream the caller aborted went on, its read pending for good).
+   */
+  #fetchSignal(attemptSignal: AbortSignal): AbortSignal {
+    const caller = this.signal
+    if (caller === undefined || caller === attemptSignal) return attemptSignal
+    return anySignal(attemptSignal, caller)
   }
 
   /** The caller's `politeFetch.body()` for this attempt; what it throws is remembered for `finalFailure`. */

@@ -1,4 +1,6 @@
 // The fetch job's verdicts on failures, against a real server and Node's fetch (undici).
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Client, createClient } from '../../src/client/create-client.js'
 import type { LimiterEventName, LimiterEvents } from '../../src/client/limiter-events.js'
@@ -105,5 +107,32 @@ describe('FetchJob: the signal fetch gets', () => {
     const response = (await ended) as Response
     expect(response.status).toBe(200)
     expect(server.requests).toHaveLength(1)
+  })
+})
+
+describe('FetchJob: the caller aborts while reading the body', () => {
+  // As with fetch, the caller's signal ends the body too. With `timeoutMs` the attempt has a
+  // signal of the limiter's own, which lets go of the caller's once the call resolves.
+  it.each([{}, { timeoutMs: 10_000 }])('rejects the read with the reason (%o)', async (options) => {
+    const streaming = createServer((_request, response) => {
+      response.writeHead(200)
+      response.write('first') // and never ends
+    })
+    await new Promise<void>((resolve) => streaming.listen(0, '127.0.0.1', resolve))
+    const origin = `http://127.0.0.1:${(streaming.address() as AddressInfo).port}`
+    const own = createClient({ clock: new ManualClock(), strategy: recordingStrategy({ intervalMs: 10 }), ...options })
+    try {
+      const controller = new AbortController()
+      const response = await own.fetch(origin, { signal: controller.signal })
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+      await reader.read()
+      const rest = reader.read()
+      controller.abort('user cancelled')
+      await expect(rest).rejects.toBe('user cancelled')
+    } finally {
+      await own.close()
+      streaming.closeAllConnections()
+      streaming.close()
+    }
   })
 })
