@@ -46,8 +46,10 @@ export interface Client {
   stats(): ScopeStats[]
   on<E extends LimiterEventName>(event: E, listener: Listener<E>): () => void
   /**
-   * Rejects waiting calls, aborts attempts in flight, writes pacer state to the store. Over a shared
-   * `limiter`: ends this client's own calls with `ClosedError` and leaves the limiter open.
+   * Rejects waiting calls and calls in flight with `ClosedError`, writes pacer state to the store. An
+   * attempt in flight is aborted when it has a signal of the limiter's (`timeoutMs`, or a shared
+   * `limiter`); otherwise its request is abandoned, as at a deadline (fetch gets no signal the
+   * client could abort). Over a shared `limiter`: ends this client's own calls and leaves it open.
    */
   close(): Promise<void>
 }
