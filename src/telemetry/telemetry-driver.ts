@@ -7,6 +7,7 @@
 import type { Pacer } from '../core/types.js'
 import { createReportBudget } from './report-budget.js'
 import type { LinkTimer, TelemetryLink } from './telemetry-link.js'
+import { timerDelayMs } from './timer-delay.js'
 
 export interface TelemetryLane {
   scope: string
@@ -72,7 +73,7 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
   const { source, link } = options
   const clientId = options.clientId ?? randomId()
   const now = options.now ?? Date.now
-  const tickMs = options.tickMs ?? 1_000
+  const tickMs = timerDelayMs(options.tickMs, 1_000)
   const timer = options.timer ?? defaultTimer
   const inFlight = new Set<string>()
   const budget = createReportBudget({ perSecond: options.reportsPerSecond ?? 1.5, burst: options.reportBurst ?? 8 })

@@ -6,6 +6,7 @@ import type { Aggregate } from '../core/types.js'
 import { PROTOCOL_VERSION, replyToAggregate, validateReply, validateReport } from './protocol.js'
 import type { TelemetryReport } from './protocol.js'
 import { failureReasonOf, TelemetryError } from './telemetry-error.js'
+import { timerDelayMs } from './timer-delay.js'
 import { wireClientId, wireScope } from './wire-name.js'
 
 /** Timers, injectable so tests need not wait for real time. */
@@ -94,7 +95,7 @@ function reportUrl(url: string | URL): string {
 export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLink {
   const target = reportUrl(options.url)
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
-  const timeoutMs = options.timeoutMs ?? 3_000
+  const timeoutMs = timerDelayMs(options.timeoutMs, 3_000)
   const timer = options.timer ?? defaultTimer
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   if (options.token) headers.authorization = `Bearer ${options.token}`

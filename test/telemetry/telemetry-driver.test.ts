@@ -162,3 +162,13 @@ describe('createTelemetryDriver with many lanes against serve() (its default lim
     }
   })
 })
+
+describe('createTelemetryDriver: tickMs as users may write it', () => {
+  it.each([[Infinity, 2 ** 31 - 1], [3e9, 2 ** 31 - 1], [Number.NaN, 1_000], [-5, 1_000], [500, 500]])('tickMs %s ticks every %i ms (beyond 2^31-1 setTimeout fires after 1 ms: a tick a millisecond)', (tickMs, armed) => {
+    const delays: number[] = []
+    const driver = createTelemetryDriver({ source: { lanes: () => [] }, link: recordingLink(undefined), tickMs, timer: { set: (_callback, ms) => { delays.push(ms); return 0 }, clear: () => {} } })
+    driver.start()
+    driver.stop()
+    expect(delays).toEqual([armed])
+  })
+})

@@ -228,3 +228,19 @@ describe('createTelemetryLink: client ids and URLs as users give them', () => {
     }
   })
 })
+
+describe('createTelemetryLink: timeoutMs as users may write it', () => {
+  it.each([
+    [Infinity, 2 ** 31 - 1],
+    [2 ** 31, 2 ** 31 - 1],
+    [-1, 3_000],
+    [Number.NaN, 3_000],
+    [0, 3_000],
+    [250, 250],
+  ])('timeoutMs %s arms a timer setTimeout honours (%i ms): beyond 2^31-1 it fires after 1 ms, failing every report', async (timeoutMs, armed) => {
+    const delays: number[] = []
+    const link = createTelemetryLink({ url: 'http://x', timeoutMs, timer: { set: (_callback, ms) => { delays.push(ms); return 0 }, clear: () => {} }, fetch: respond(goodReply) })
+    expect(await link.report(report)).toBeDefined()
+    expect(delays).toEqual([armed])
+  })
+})
