@@ -11,6 +11,7 @@ import {
   RetryAfterTooLongError,
   RetryBudgetError,
 } from './errors.js'
+import { isoTime } from './iso-time.js'
 
 export function errorInit(call: Call<unknown>): PoliteFetchErrorOptions {
   return { request: call.job.label, signal: call.lastSignal, attempts: call.attempts }
@@ -22,7 +23,10 @@ function callName(call: Call<unknown>): string {
 }
 
 export function deadlineError(call: Call<unknown>, retryAt: number | undefined, cause?: unknown): DeadlineError {
-  const when = retryAt === undefined ? '' : ` (next possible attempt at ${new Date(retryAt).toISOString()})`
+  // A time past any date (a huge cost on a paced lane) is said in words: formatting it threw, out
+  // of the lane's wake timer, and the call never settled.
+  const iso = retryAt === undefined ? undefined : isoTime(retryAt)
+  const when = retryAt === undefined ? '' : iso === undefined ? ' (next possible attempt beyond any date)' : ` (next possible attempt at ${iso})`
   return new DeadlineError(`polite-fetch: deadline reached for ${callName(call)}${when}`, {
     ...errorInit(call),
     retryAt,

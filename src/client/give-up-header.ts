@@ -4,6 +4,7 @@
 // Anthropic's SDKs (and others that copied them) read before their own retry logic, so
 // they raise their rate-limit error at once instead of sending the request again into a
 // lane that polite-fetch already knows is closed.
+import { isoTime } from './iso-time.js'
 
 /** `<reason>; retry-at="<ISO time>"` (a Structured Field item; `retry-at` only when known). */
 export const GIVE_UP_HEADER = 'x-polite-fetch-give-up'
@@ -11,8 +12,9 @@ export const GIVE_UP_HEADER = 'x-polite-fetch-give-up'
 export const SHOULD_RETRY_HEADER = 'x-should-retry'
 
 export function giveUpHeaderValue(reason: string, retryAt: number | undefined): string {
-  if (retryAt === undefined || !Number.isFinite(retryAt)) return reason
-  return `${reason}; retry-at="${new Date(retryAt).toISOString()}"`
+  // Left out when no date can hold it (see iso-time.ts).
+  const iso = retryAt === undefined ? undefined : isoTime(retryAt)
+  return iso === undefined ? reason : `${reason}; retry-at="${iso}"`
 }
 
 /** The two fields as name/value pairs, for shells that build raw header lists. */
