@@ -11,7 +11,9 @@ export interface ReportBudgetOptions {
 }
 
 export interface ReportBudget {
-  /** Take one report's token at `now` (epoch ms); false when there is none left. */
+  /** Whole reports that may start at `now` (epoch ms). */
+  available(now: number): number
+  /** Take one report's token at `now`; false when there is none left. */
   take(now: number): boolean
 }
 
@@ -19,11 +21,18 @@ export function createReportBudget(options: ReportBudgetOptions): ReportBudget {
   const { perSecond, burst } = options
   let tokens = burst
   let at: number | undefined
+  function refill(now: number): void {
+    // A clock set back refills nothing (and never drains); one set ahead refills at most the burst.
+    if (at !== undefined) tokens = Math.min(burst, tokens + (Math.max(0, now - at) * perSecond) / 1000)
+    at = now
+  }
   return {
+    available(now) {
+      refill(now)
+      return Math.floor(tokens)
+    },
     take(now) {
-      // A clock set back refills nothing (and never drains); one set ahead refills at most the burst.
-      if (at !== undefined) tokens = Math.min(burst, tokens + (Math.max(0, now - at) * perSecond) / 1000)
-      at = now
+      refill(now)
       if (tokens < 1) return false
       tokens -= 1
       return true

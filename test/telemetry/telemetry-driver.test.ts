@@ -172,3 +172,35 @@ describe('createTelemetryDriver: tickMs as users may write it', () => {
     expect(delays).toEqual([armed])
   })
 })
+
+describe('createTelemetryDriver with 10,000 lanes and a 429 storm', () => {
+  it('neither sends every due lane at once nor scans every lane on every 429', async () => {
+    let now = T0
+    let dueChecks = 0
+    const lanes = Array.from({ length: 10_000 }, (_, i) => {
+      const pacer = aatb().create({ now, random: () => 0.5 })
+      const dueAt = pacer.reportDueAt!.bind(pacer)
+      pacer.reportDueAt = (at, backlog) => { dueChecks++; return dueAt(at, backlog) }
+      return { scope: `https://o${i}.example`, pacer, backlog: 1 }
+    })
+    let notify = (): void => {}
+    let reports = 0
+    const driver = createTelemetryDriver({
+      source: { lanes: () => lanes, onThrottled: (listener) => { notify = listener; return () => {} } },
+      link: { report: async () => { reports++; return undefined } },
+      now: () => now,
+      timer: { set: () => 0, clear: () => {} },
+    })
+    driver.start()
+    for (const lane of lanes) { lane.pacer.onSend(now, 1); lane.pacer.onResult(now, { kind: 'throttled', status: 429 }) }
+    for (let event = 0; event < 200; event++) { // a second of 429s, each in its own turn
+      notify()
+      await new Promise((resolve) => setImmediate(resolve))
+      now += 5
+    }
+    driver.stop()
+    // Before 3123528: 10,000 reports in the first turn. At 3123528: 9 reports, but 2,000,000 due checks (13 ms a 429).
+    expect(reports).toBeLessThanOrEqual(10)
+    expect(dueChecks).toBeLessThan(50_000)
+  })
+})
