@@ -5,6 +5,7 @@
 // request waits for it, at most one report per lane is in flight, and a failed report
 // (the link resolves undefined) changes nothing — the pacer keeps pacing locally.
 import type { Pacer } from '../core/types.js'
+import { MAX_REPORT_BACKLOG } from './protocol.js'
 import { createReportBudget } from './report-budget.js'
 import type { LinkTimer, TelemetryLink } from './telemetry-link.js'
 import { timerDelayMs } from './timer-delay.js'
@@ -66,6 +67,15 @@ const defaultTimer: LinkTimer = {
   clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 }
 
+/**
+ * The backlog as the protocol takes it: a whole number up to MAX_REPORT_BACKLOG. A crawler's lane
+ * with 2,000,000 queued requests sent 2,000,000, which the link's own validation refused: the
+ * lane never reported while its queue was that long. (The server weighs any backlog over 16 alike.)
+ */
+function reportedBacklog(backlog: number): number {
+  return backlog > 0 ? Math.min(MAX_REPORT_BACKLOG, Math.floor(backlog)) : 0
+}
+
 function randomId(): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto
   return crypto?.randomUUID?.() ?? `c${Math.floor(Math.random() * 2 ** 52).toString(36)}`
@@ -125,7 +135,7 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
       if (!report) continue
       inFlight.add(lane.scope)
       sent++
-      const body = { scope: lane.scope, clientId, attempts: report.attempts, throttled: report.throttled, backlog: Math.max(0, Math.floor(lane.backlog)) }
+      const body = { scope: lane.scope, clientId, attempts: report.attempts, throttled: report.throttled, backlog: reportedBacklog(lane.backlog) }
       pending.push(link.report(report.quota ? { ...body, quota: report.quota } : body, stopping.signal).then((aggregate) => {
         inFlight.delete(lane.scope)
         if (!aggregate) {

@@ -204,3 +204,20 @@ describe('createTelemetryDriver with 10,000 lanes and a 429 storm', () => {
     expect(dueChecks).toBeLessThan(50_000)
   })
 })
+
+describe('createTelemetryDriver: a crawler\'s backlog', () => {
+  it('reports a lane with over 1,000,000 queued requests (capped at the protocol\'s 1,000,000), not never', async () => {
+    const server = await serve({ port: 0, options: { auth: false } })
+    try {
+      const now = T0
+      const pacer = aatb().create({ now, random: () => 0.5 })
+      pacer.onSend(now, 1)
+      pacer.onResult(now, { kind: 'throttled', status: 429 })
+      const driver = createTelemetryDriver({ source: { lanes: () => [{ scope: 'https://big.example', pacer, backlog: 2_000_000 }] }, link: createTelemetryLink({ url: server.url }), now: () => now })
+      await driver.tick()
+      expect(driver.stats()).toEqual({ sent: 1, failed: 0 }) // before: failed 1, and never sent
+    } finally {
+      await server.close()
+    }
+  })
+})
