@@ -78,17 +78,40 @@ const REQUEST_INIT_MEMBERS = [
  * `init` as fetch reads it: a dictionary whose members may be inherited (a Request or a class
  * instance given as init, an `Object.create(defaults)`). The client copies init with a spread, which
  * sees own properties only: such an init lost its method and headers (a PUT went out as a bare GET).
- * A plain object, the usual init, is returned as is.
+ * Headers that can be read only once are read into a list (see isOneShot). A plain object, the
+ * usual init, is returned as is.
  */
 function asDictionary(init: PoliteRequestInit): PoliteRequestInit {
-  if (typeof init !== 'object' || Object.getPrototypeOf(init) === Object.prototype) return init
-  const copy: Record<string, unknown> = { ...init }
-  for (const member of REQUEST_INIT_MEMBERS) {
-    const value = (init as Record<string, unknown>)[member]
-    // As WebIDL: a member whose value is undefined is absent.
-    if (value !== undefined) copy[member] = value
+  if (typeof init !== 'object') return init
+  let dictionary = init
+  if (Object.getPrototypeOf(init) !== Object.prototype) {
+    const copy: Record<string, unknown> = { ...init }
+    for (const member of REQUEST_INIT_MEMBERS) {
+      const value = (init as Record<string, unknown>)[member]
+      // As WebIDL: a member whose value is undefined is absent.
+      if (value !== undefined) copy[member] = value
+    }
+    dictionary = copy as PoliteRequestInit
   }
-  return copy as PoliteRequestInit
+  const headers = dictionary.headers
+  if (isOneShot(headers)) dictionary = { ...dictionary, headers: Array.from(headers, (pair) => Array.from(pair)) as [string, string][] }
+  return dictionary
+}
+
+/**
+ * Headers given as an iterable that is not a list or a Headers (a Map's `entries()`, a generator):
+ * fetch reads it once, but the client reads it to look for an Idempotency-Key and hands it to every
+ * attempt, so a POST went out without its headers and a retried GET's second attempt too. Such
+ * headers are read once into a list of pairs.
+ */
+function isOneShot(headers: unknown): headers is Iterable<Iterable<string>> {
+  return (
+    typeof headers === 'object' &&
+    headers !== null &&
+    typeof (headers as Partial<Iterable<unknown>>)[Symbol.iterator] === 'function' &&
+    !Array.isArray(headers) &&
+    !(typeof Headers === 'function' && headers instanceof Headers)
+  )
 }
 
 function baseUrl(): string | undefined {

@@ -130,6 +130,20 @@ describe('createClient: fetch compatibility', () => {
     expect(server.requests.map((r) => `${r.method} ${r.url} ${r.headers['x-a']} ${r.body}`)).toEqual(['GET /a undefined ', 'POST /b 1 x', 'PUT /c 2 '])
   })
 
+  it('sends headers given as a one-shot iterator on the request and on its retry', async () => {
+    makeClient()
+    const oneShot = (value: string): HeadersInit => new Map([['x-a', value]]).entries() as unknown as HeadersInit
+    await client.fetch(`${server.origin}/post`, { method: 'POST', body: 'x', headers: oneShot('1') })
+    server.reply({ status: 429, headers: { 'retry-after-ms': '40' } })
+    const call = track(client.fetch(`${server.origin}/get`, { headers: oneShot('2') }))
+    for (let step = 0; step < 20 && !call.settled; step++) {
+      await new Promise((resolve) => setTimeout(resolve, 2)) // let real I/O progress
+      await clock.advance(100)
+    }
+    expect(call.value?.status).toBe(200)
+    expect(server.requests.map((r) => `${r.method} ${r.url} ${r.headers['x-a']}`)).toEqual(['POST /post 1', 'GET /get 2', 'GET /get 2'])
+  })
+
   it('passes non-HTTP URLs straight to fetch', async () => {
     makeClient()
     const response = await client.fetch('data:text/plain,hello')
