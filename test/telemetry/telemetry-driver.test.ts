@@ -221,3 +221,34 @@ describe('createTelemetryDriver: a crawler\'s backlog', () => {
     }
   })
 })
+
+describe('createTelemetryDriver against an endpoint that answers a window of 1 ms', () => {
+  it('keeps the client\'s report traffic within its budget though every lane is then due on every tick', async () => {
+    let reports = 0
+    const server = createServer((request, response) => { // valid replies, hostile window
+      let body = ''
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      request.on('end', () => {
+        reports++
+        const { scope } = JSON.parse(body) as { scope: string }
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end(JSON.stringify({ v: 1, scope, activeClients: 1, totalAttempts: 1, throttledReports: 0, windowMs: 1 }))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      let now = T0
+      const lanes = Array.from({ length: 30 }, (_, i) => ({ scope: `https://api${i}.example`, pacer: aatb().create({ now, random: () => 0.5 }), backlog: 1 }))
+      const driver = createTelemetryDriver({ source: { lanes: () => lanes }, link: createTelemetryLink({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }), now: () => now })
+      for (let second = 0; second < 60; second++) {
+        await driver.tick()
+        now += 1_000
+      }
+      // Unbounded, 30 lanes due every second: 1,800 reports in the minute (30 s windows: 60).
+      expect(reports).toBeLessThanOrEqual(8 + 1.5 * 60)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
