@@ -233,7 +233,10 @@ export function createClient(options: ClientOptions = {}): Client {
     }
     const method = init?.method === undefined && request === undefined ? 'GET' : String(init?.method ?? request?.method ?? 'GET').toUpperCase()
     const polite = init?.politeFetch
-    const job = new FetchJob(context, input, method, origin, url?.pathname, url?.href ?? href)
+    // The URL as it is now, not the caller's URL object: fetch reads it once, at the call, and a
+    // caller may reuse the object (url.searchParams.set per page); a retry, or a call sent from the
+    // queue, went out with the object's later URL and answered with another page's data.
+    const job = new FetchJob(context, request ?? href, method, origin, url?.pathname, url?.href ?? href)
     job.signal =
       init !== undefined && 'signal' in init ? (init.signal ?? undefined) : request !== undefined ? request.signal : undefined
     if (live !== undefined) ownSignal(job, live)

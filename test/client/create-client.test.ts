@@ -144,6 +144,22 @@ describe('createClient: fetch compatibility', () => {
     expect(server.requests.map((r) => `${r.method} ${r.url} ${r.headers['x-a']}`)).toEqual(['POST /post 1', 'GET /get 2', 'GET /get 2'])
   })
 
+  it('sends the URL a URL object had when the call was made, though the caller reuses the object', async () => {
+    makeClient()
+    server.reply({ status: 429, headers: { 'retry-after-ms': '40' } })
+    const url = new URL(`${server.origin}/list`)
+    const calls = [1, 2, 3].map((page) => {
+      url.searchParams.set('page', String(page)) // one URL object, moved on per call
+      return track(client.fetch(url))
+    })
+    for (let step = 0; step < 20 && calls.some((call) => !call.settled); step++) {
+      await new Promise((resolve) => setTimeout(resolve, 2)) // let real I/O progress
+      await clock.advance(100)
+    }
+    expect(calls.map((call) => call.value?.status)).toEqual([200, 200, 200])
+    expect(server.requests.map((r) => r.url).sort()).toEqual(['/list?page=1', '/list?page=1', '/list?page=2', '/list?page=3'])
+  })
+
   it('passes non-HTTP URLs straight to fetch', async () => {
     makeClient()
     const response = await client.fetch('data:text/plain,hello')
