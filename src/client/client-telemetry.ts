@@ -21,11 +21,15 @@ export interface ClientTelemetryOptions {
   /**
    * Told when reports start failing, and why (`error.reason`: `unauthorized` for a wrong token,
    * `forbidden`, `rate-limited`, `rejected`, `unavailable`, `network`, `timeout`, `invalid-reply`):
-   * once per reason, and again only after a report has succeeded since. The client paces alone
+   * once per reason (a 403 or 429 once per scope), and again only after a report (on that scope)
+   * has succeeded since. The client paces alone
    * (ATB) meanwhile. @default none: failures are silent
    */
   onError?: (error: TelemetryError) => void
 }
+
+/** Failures remembered as told (one per reason, or per reason and scope). */
+const MAX_TOLD = 1_000
 
 export function startClientTelemetry(
   options: ClientTelemetryOptions,
@@ -34,21 +38,36 @@ export function startClientTelemetry(
   fetch: typeof globalThis.fetch,
 ): TelemetryDriver {
   const onError = options.onError
-  // Reasons already told since the last report that succeeded: a wrong token fails every report
-  // of every lane, and the user needs to hear it once, not once per report.
-  const told = new Set<string>()
+  // Failures already told since a report that would clear them succeeded: a wrong token fails
+  // every report of every lane, and the user needs to hear it once, not once per report. A 403
+  // or 429 may be the scope's alone (a token not granted it, the endpoint's scope cap), so it is
+  // told once per scope, and only a success on that scope clears it: the other lanes' successes
+  // would otherwise have it told again every report window.
+  const told = new Map<string, string | undefined>() // key → the scope it is bound to, if any
+  const scopeOf = (error: TelemetryError): string | undefined => (error.reason === 'forbidden' || error.reason === 'rate-limited' ? error.scope : undefined)
   const base = createTelemetryLink({
     url: options.url,
     fetch,
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(typeof onError === 'function'
-      ? { onFailure: (error: TelemetryError) => { if (!told.has(error.reason)) { told.add(error.reason); onError(error) } } }
+      ? {
+          onFailure: (error: TelemetryError) => {
+            const scope = scopeOf(error)
+            const key = scope === undefined ? error.reason : `${error.reason}\u0000${scope}`
+            if (told.has(key)) return
+            if (told.size >= MAX_TOLD) told.clear() // bounded over a crawler's many scopes: at worst told again
+            told.set(key, scope)
+            onError(error)
+          },
+        }
       : {}),
   })
   const link: typeof base = {
     report: (report, signal) => base.report(report, signal).then((aggregate) => {
-      if (aggregate !== undefined) told.clear()
+      if (aggregate !== undefined && told.size > 0) {
+        for (const [key, scope] of told) if (scope === undefined || scope === report.scope) told.delete(key)
+      }
       return aggregate
     }),
   }

@@ -24,7 +24,7 @@ export class TelemetryError extends Error {
     readonly reason: TelemetryFailureReason,
     /** The endpoint's HTTP status; 0 when it gave none. */
     readonly status: number,
-    /** The scope the report was for (as sent). */
+    /** The lane's scope the report was for (as the limiter names it; the wire's may be percent-encoded). */
     readonly scope: string,
     message: string,
   ) {

@@ -116,7 +116,7 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
       signal,
       credentials: 'omit',
     })
-    const scope = checked.value.scope
+    const scope = report.scope // the lane's, as the user knows it (the wire's may be encoded)
     if (!response.ok) {
       // The endpoint's own words ({ error, message }, small) make the failure clear: "unknown bearer token".
       const said = await readReply(response).catch(() => undefined)
@@ -126,7 +126,7 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
     }
     const body = await readReply(response)
     const reply = body === undefined ? undefined : validateReply(body)
-    if (!reply?.ok || reply.value.scope !== scope) {
+    if (!reply?.ok || reply.value.scope !== checked.value.scope) {
       const problem = reply === undefined ? 'not JSON, or over 16 KiB' : reply.ok ? `for scope ${reply.value.scope}` : reply.error
       throw new TelemetryError('invalid-reply', response.status, scope, `polite-fetch: the telemetry endpoint answered a report on ${scope} with no valid aggregate (${problem}); pacing alone (ATB) meanwhile`)
     }
@@ -161,12 +161,12 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
         }
         const end = (): void => settle(undefined)
         const handle = timer.set(() => {
-          settle(undefined, new TelemetryError('timeout', 0, wireScope(report.scope), `polite-fetch: the telemetry endpoint did not answer a report on ${report.scope} within ${timeoutMs} ms; pacing alone (ATB) meanwhile`))
+          settle(undefined, new TelemetryError('timeout', 0, report.scope, `polite-fetch: the telemetry endpoint did not answer a report on ${report.scope} within ${timeoutMs} ms; pacing alone (ATB) meanwhile`))
         }, timeoutMs)
         signal?.addEventListener('abort', end, { once: true })
         exchange(report, controller.signal).then(
           (aggregate) => settle(aggregate),
-          (error: unknown) => settle(undefined, error instanceof TelemetryError ? error : new TelemetryError('network', 0, wireScope(report.scope), `polite-fetch: the telemetry endpoint could not be reached for a report on ${report.scope} (${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}); pacing alone (ATB) meanwhile`)),
+          (error: unknown) => settle(undefined, error instanceof TelemetryError ? error : new TelemetryError('network', 0, report.scope, `polite-fetch: the telemetry endpoint could not be reached for a report on ${report.scope} (${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}); pacing alone (ATB) meanwhile`)),
         )
       })
     },

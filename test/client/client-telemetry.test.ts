@@ -118,3 +118,28 @@ describe('startClientTelemetry: an endpoint that refuses the client', () => {
     }
   })
 })
+
+describe('startClientTelemetry: a token granted some of the lanes\' scopes', () => {
+  it('tells the 403 of the scope it may not report on once, though the other scope\'s reports succeed in between', async () => {
+    let now = 1_700_000_000_000
+    telemetry = await serve({ port: 0, options: { auth: { tokens: { k3y: { tenant: 'acme', scopes: ['https://a.example'] } } }, now: () => now } })
+    const lanes = ['https://a.example', 'https://b.example'].map((scope) => ({ scope, pacer: aatb().create({ now, random: () => 0.5 }), backlog: 1 }))
+    const limiter = { lanes: () => lanes, on: () => () => {} } as unknown as Limiter
+    const errors: TelemetryError[] = []
+    const driver = startClientTelemetry({ url: telemetry.url, token: 'k3y', clientId: 'tab-1', onError: (error) => errors.push(error) }, limiter, () => now, fetch)
+    try {
+      for (let round = 0; round < 5; round++) {
+        for (const { pacer } of lanes) {
+          pacer.onSend(now, 1)
+          pacer.onResult(now, { kind: 'throttled', status: 429 })
+        }
+        await driver.tick()
+        now += 1_000
+      }
+      expect(driver.stats()).toEqual({ sent: 10, failed: 5 })
+      expect(errors.map((error) => `${error.reason} ${error.scope}`)).toEqual(['forbidden https://b.example']) // before: 5, one a round
+    } finally {
+      driver.stop()
+    }
+  })
+})
