@@ -182,39 +182,34 @@ export function createClient(options: ClientOptions = {}): Client {
 
   function politeFetch(input: FetchInput, init?: PoliteRequestInit): Promise<Response> {
     let job: FetchJob | Promise<FetchJob> | undefined
+    // Over a shared limiter: the call's own controller (see `live`), made here so that no state
+    // is shared with prepare(), which runs the caller's code (scope, cost, toString) and may re-enter.
+    const own = live === undefined ? undefined : new AbortController()
     try {
-      job = prepare(input, init === null || init === undefined ? undefined : asDictionary(init))
+      job = prepare(input, init === null || init === undefined ? undefined : asDictionary(init), own)
       if (job === undefined) return underlying()(input, init)
     } catch (error) {
-      if (prepared !== undefined) live?.delete(prepared)
-      prepared = undefined
+      if (own !== undefined) live?.delete(own)
       return Promise.reject(error)
     }
     const result = job instanceof FetchJob ? limiter.run(job) : job.then((ready) => limiter.run(ready))
-    const own = prepared
-    if (own === undefined) return result
-    prepared = undefined
+    if (own === undefined || !live?.has(own)) return result
     return result.finally(() => live?.delete(own))
   }
 
-  /** Over a shared limiter: the call's own controller (see `live`), handed from prepare() to politeFetch. */
-  let prepared: AbortController | undefined
-
-  /** Gives the job a signal of its own that the caller's signal and close() abort (see `live`). */
-  function ownSignal(job: FetchJob, calls: Set<AbortController>): void {
+  /** Gives the job the signal of `own`, which the caller's signal and close() abort (see `live`). */
+  function link(job: FetchJob, own: AbortController, calls: Set<AbortController>): void {
     if (closed) throw new ClosedError('polite-fetch: the client was closed', { request: job.label })
     const caller = job.signal
     if (caller?.aborted === true) return // rejected with its reason as it enters the limiter
-    const own = new AbortController()
     // Kept after the call settles: aborting the caller's signal still errors the response body, as in fetch.
     caller?.addEventListener('abort', () => own.abort(caller.reason), { once: true })
     job.signal = own.signal
     calls.add(own)
-    prepared = own
   }
 
   /** The job for a call, a promise of it when a Request body must be read first, or undefined to pass through. */
-  function prepare(input: FetchInput, init: PoliteRequestInit | undefined): FetchJob | Promise<FetchJob> | undefined {
+  function prepare(input: FetchInput, init: PoliteRequestInit | undefined, own: AbortController | undefined): FetchJob | Promise<FetchJob> | undefined {
     const request = isRequest(input) ? input : undefined
     const href = request !== undefined ? request.url : typeof input === 'string' ? input : String(input)
     // The hot path needs only the origin (the lane): a cached one for a plain absolute
@@ -239,7 +234,7 @@ export function createClient(options: ClientOptions = {}): Client {
     const job = new FetchJob(context, request ?? href, method, origin, url?.pathname, url?.href ?? href)
     job.signal =
       init !== undefined && 'signal' in init ? (init.signal ?? undefined) : request !== undefined ? request.signal : undefined
-    if (live !== undefined) ownSignal(job, live)
+    if (own !== undefined && live !== undefined) link(job, own, live)
 
     // Built only when something needs the headers (scope/cost options, a non-idempotent method).
     let descriptor: RequestDescriptor | undefined

@@ -560,6 +560,28 @@ describe('createClient({ limiter })', () => {
     await server.close()
   })
 
+  it("close() leaves a settled call's response alone, even when its scope function made another call", async () => {
+    const server = await startLocalServer()
+    const shared = createLimiter({ clock, strategy: none() })
+    const inner: Promise<Response>[] = []
+    const a: Client = createClient({
+      limiter: shared,
+      clock,
+      scope: (request) => {
+        // Re-enters the client while the outer call is being prepared.
+        if (request.url.pathname === '/outer') inner.push(a.fetch(`${server.origin}/inner`))
+        return request.url.origin
+      },
+    })
+    const outer = await a.fetch(`${server.origin}/outer`)
+    await (await inner[0])?.text()
+    await flushPromises()
+    await a.close()
+    expect(await outer.text()).toBe('ok')
+    await shared.close()
+    await server.close()
+  })
+
   it('close() ends its own calls (waiting, in flight) with ClosedError and sends nothing after; the limiter and other shells go on', async () => {
     const gated = await startLocalServer()
     const hanging = await startLocalServer()
