@@ -444,8 +444,10 @@ class Engine implements CallOwner, SplitHost {
     const from = call.sentFrom
     if (from === undefined) return
     call.sentFrom = undefined
-    // A response paced upstream (neutral) teaches no pacer anything, as before.
-    if (end.failed === true || end.neutral !== true) from.pacer?.onResult(now, ERROR_SIGNAL)
+    // Also after a response paced upstream (neutral, which #learn did not feed): it teaches the pacer
+    // nothing about the quota, but the send it counted has ended. Skipped, a page's lane that a service
+    // worker paces only in part (its match takes some paths) counted those attempts in flight for good.
+    from.pacer?.onResult(now, ERROR_SIGNAL)
     // Its lane may have calls waiting for that answer (a lump is spent one attempt at a time).
     if (from !== call.lane) this.#pump(from)
   }

@@ -480,7 +480,9 @@ describe('createLimiter: safety and settling', () => {
     log.last().answer(throttled(), { neutral: true, retryable: false })
     await flushPromises()
     expect(call.value).toBe('a#1')
-    expect(strategy.pacers[0]?.results()).toEqual([])
+    // The pacer hears only that the send it counted ended, as an error: nothing about the quota.
+    expect(strategy.pacers[0]?.sends()).toHaveLength(1)
+    expect(strategy.pacers[0]?.results()).toEqual([{ kind: 'error', status: 0 }])
   })
 
   it('close() rejects waiting calls with ClosedError and later runs too', async () => {
