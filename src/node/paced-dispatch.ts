@@ -206,7 +206,10 @@ export class PacedDispatch
   get label(): string {
     const path = this.#opts.path
     const query = path.indexOf('?')
-    return `${this.#opts.method} ${String(this.#opts.origin ?? '')}${query === -1 ? path : path.slice(0, query)}`
+    // A URL object's string ends in '/' ('http://a/'), which the path would double.
+    const origin = this.#opts.origin
+    const base = origin instanceof URL ? origin.origin : String(origin ?? '')
+    return `${this.#opts.method} ${base}${query === -1 ? path : path.slice(0, query)}`
   }
   /** A failure without a response may have been processed: resend only what is safe to. */
   get retryErrors(): boolean {

@@ -28,4 +28,15 @@ describe('the undici shells label a request without its query', () => {
     expect(giveUps.map((e) => e.label)).toEqual([`GET ${server.url}/items`])
     expect(server.received.map((r) => r.path)).toEqual(['/items?api_key=secret&page=2']) // sent as given
   })
+
+  it('with the origin given as a URL object, no doubled slash', async () => {
+    const server = await startScriptedServer(() => ({ status: 429, body: 'slow down' }))
+    const agent = politeAgent({ strategy: none(), retryBudget: 0 })
+    cleanups.push(() => server.close(), () => agent.close())
+    const error = await agent.request({ origin: new URL(server.url), path: '/items?page=2', method: 'GET' }).then(
+      () => undefined,
+      (reason: unknown) => reason as Error & { request?: string },
+    )
+    expect(error).toMatchObject({ name: 'RetryBudgetError', request: `GET ${server.url}/items` })
+  })
 })
