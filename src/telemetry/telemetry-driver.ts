@@ -4,7 +4,7 @@
 // through the link, and hands the reply to `pacer.onAggregate`. Fire and forget: no
 // request waits for it, at most one report per lane is in flight, and a failed report
 // (the link resolves undefined) changes nothing — the pacer keeps pacing locally.
-import type { Pacer } from '../core/types.js'
+import type { Aggregate, Pacer } from '../core/types.js'
 import { MAX_REPORT_BACKLOG } from './protocol.js'
 import { createReportBudget } from './report-budget.js'
 import type { LinkTimer, TelemetryLink } from './telemetry-link.js'
@@ -136,7 +136,15 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
       inFlight.add(lane.scope)
       sent++
       const body = { scope: lane.scope, clientId, attempts: report.attempts, throttled: report.throttled, backlog: reportedBacklog(lane.backlog) }
-      pending.push(link.report(report.quota ? { ...body, quota: report.quota } : body, stopping.signal).then((aggregate) => {
+      let sending: Promise<Aggregate | undefined>
+      try {
+        sending = link.report(report.quota ? { ...body, quota: report.quota } : body, stopping.signal)
+      } catch (error) {
+        sending = Promise.reject(error)
+      }
+      // A link of the user's may break "never rejects": that is a failed report, not an unhandled
+      // rejection out of the tick timer, nor a lane left "in flight" (and so silent) for good.
+      pending.push(sending.catch(() => undefined).then((aggregate) => {
         inFlight.delete(lane.scope)
         if (!aggregate) {
           failed++

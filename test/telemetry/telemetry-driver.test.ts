@@ -252,3 +252,22 @@ describe('createTelemetryDriver against an endpoint that answers a window of 1 m
     }
   })
 })
+
+describe('createTelemetryDriver over a link of the user\'s that breaks its contract', () => {
+  it('a rejected report counts as failed and frees the lane: no unhandled rejection, the next report goes', async () => {
+    let now = T0
+    const pacer = aatb().create({ now, random: () => 0.5 })
+    let calls = 0
+    const link: TelemetryLink = { report: () => { calls++; return calls === 1 ? Promise.reject(new Error('transport down')) : Promise.resolve(aggregate) } }
+    const driver = createTelemetryDriver({ source: { lanes: () => [{ scope: 'api', pacer, backlog: 1 }] }, link, now: () => now })
+    pacer.onSend(now, 1)
+    pacer.onResult(now, { kind: 'throttled', status: 429 })
+    await driver.tick() // before: rejected with 'transport down', and the lane stayed "in flight" for good
+    now += 1_000
+    pacer.onSend(now, 1)
+    pacer.onResult(now, { kind: 'throttled', status: 429 })
+    await driver.tick()
+    expect(calls).toBe(2)
+    expect(driver.stats()).toEqual({ sent: 2, failed: 1 })
+  })
+})
