@@ -4,7 +4,7 @@
 // through the link, and hands the reply to `pacer.onAggregate`. Fire and forget: no
 // request waits for it, at most one report per lane is in flight, and a failed report
 // (the link resolves undefined) changes nothing — the pacer keeps pacing locally.
-import type { Aggregate, Pacer } from '../core/types.js'
+import type { Aggregate, Pacer, PacerReport } from '../core/types.js'
 import { MAX_REPORT_BACKLOG } from './protocol.js'
 import { createReportBudget } from './report-budget.js'
 import type { LinkTimer, TelemetryLink } from './telemetry-link.js'
@@ -46,6 +46,9 @@ export interface TelemetryDriverOptions {
 }
 
 interface DueLane { lane: TelemetryLane; pacer: Pacer; dueAt: number }
+
+/** Departed lanes' last reports kept while the budget holds them back. */
+const MAX_DEPARTED = 1_000
 
 export interface TelemetryDriver {
   /** Look for due reports now (also what the timer calls). Resolves when this tick's replies are in. */
@@ -97,6 +100,55 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
   // Aborted by stop(): reports still in flight end then, not at their timeout.
   let stopping = new AbortController()
 
+  // The lanes with a reporting pacer seen at the last look, by scope, and the look they were seen
+  // at. A lane the limiter has evicted since (gone from lanes(), or its scope on a new pacer) took
+  // its unreported counts with it: with the endpoint's window at 8 min (docs/telemetry.md's size
+  // for GitHub's 5,000 an hour) and lanes forgotten after 60 s idle, a lane that worked 5 min had
+  // 99 of its 100 attempts never reported. Its last counts are taken when it is found gone.
+  const seen = new Map<string, { pacer: Pacer; look: number }>()
+  let look = 0
+  /** Last reports of departed lanes, waiting for the budget; the oldest are dropped beyond MAX_DEPARTED. */
+  const departed: { scope: string; report: PacerReport }[] = []
+
+  function depart(scope: string, pacer: Pacer, at: number): void {
+    let report: PacerReport | undefined
+    try {
+      report = pacer.takeReport!(at)
+    } catch {
+      return
+    }
+    if (report === undefined || (report.attempts === 0 && report.throttled === 0)) return
+    if (departed.length >= MAX_DEPARTED) departed.shift()
+    departed.push({ scope, report })
+  }
+
+  function send(scope: string, report: PacerReport, backlog: number, pacer: Pacer | undefined, pending: Promise<void>[]): void {
+    // A departed lane's report neither holds its scope "in flight" (a new lane may have it) nor feeds a pacer.
+    if (pacer !== undefined) inFlight.add(scope)
+    sent++
+    const body = { scope, clientId, attempts: report.attempts, throttled: report.throttled, backlog: reportedBacklog(backlog) }
+    let sending: Promise<Aggregate | undefined>
+    try {
+      sending = link.report(report.quota ? { ...body, quota: report.quota } : body, stopping.signal)
+    } catch (error) {
+      sending = Promise.reject(error)
+    }
+    // A link of the user's may break "never rejects": that is a failed report, not an unhandled
+    // rejection out of the tick timer, nor a lane left "in flight" (and so silent) for good.
+    pending.push(sending.catch(() => undefined).then((aggregate) => {
+      if (pacer !== undefined) inFlight.delete(scope)
+      if (!aggregate) {
+        failed++
+        return
+      }
+      try {
+        pacer?.onAggregate?.(now(), aggregate)
+      } catch {
+        // ignore: telemetry is advisory
+      }
+    }))
+  }
+
   function sendDue(): Promise<void>[] {
     const pending: Promise<void>[] = []
     if (stopping.signal.aborted) return pending // stopped: a report taken now could only be dropped
@@ -105,12 +157,23 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
     // every lane on every 429, 13 ms each).
     const room = budget.available(at)
     if (room < 1) return pending
+    look++
     // The `room` lanes due longest, earliest first: a lane the budget held back goes before
     // those that came due since. Kept by insertion (room is at most the burst), not a sort of all.
     const due: DueLane[] = []
     for (const lane of source.lanes()) {
       const pacer = lane.pacer
-      if (!pacer?.takeReport || !pacer.reportDueAt || inFlight.has(lane.scope)) continue
+      if (!pacer?.takeReport || !pacer.reportDueAt) continue
+      const known = seen.get(lane.scope)
+      if (known === undefined) seen.set(lane.scope, { pacer, look })
+      else {
+        if (known.pacer !== pacer) {
+          depart(lane.scope, known.pacer, at) // evicted and made anew between two looks
+          known.pacer = pacer
+        }
+        known.look = look
+      }
+      if (inFlight.has(lane.scope)) continue
       let dueAt
       try {
         dueAt = pacer.reportDueAt(at, lane.backlog)
@@ -123,6 +186,16 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
       due.splice(i, 0, { lane, pacer, dueAt })
       if (due.length > room) due.pop()
     }
+    for (const [scope, known] of seen) {
+      if (known.look === look) continue
+      seen.delete(scope)
+      depart(scope, known.pacer, at)
+    }
+    // Departed lanes first: they will not be due again.
+    while (departed.length > 0 && budget.take(at)) {
+      const { scope, report } = departed.shift()!
+      send(scope, report, 0, undefined, pending)
+    }
     for (const { lane, pacer } of due) {
       if (inFlight.has(lane.scope)) continue // two lanes of one scope listed: one report
       if (!budget.take(at)) break
@@ -133,29 +206,7 @@ export function createTelemetryDriver(options: TelemetryDriverOptions): Telemetr
         continue
       }
       if (!report) continue
-      inFlight.add(lane.scope)
-      sent++
-      const body = { scope: lane.scope, clientId, attempts: report.attempts, throttled: report.throttled, backlog: reportedBacklog(lane.backlog) }
-      let sending: Promise<Aggregate | undefined>
-      try {
-        sending = link.report(report.quota ? { ...body, quota: report.quota } : body, stopping.signal)
-      } catch (error) {
-        sending = Promise.reject(error)
-      }
-      // A link of the user's may break "never rejects": that is a failed report, not an unhandled
-      // rejection out of the tick timer, nor a lane left "in flight" (and so silent) for good.
-      pending.push(sending.catch(() => undefined).then((aggregate) => {
-        inFlight.delete(lane.scope)
-        if (!aggregate) {
-          failed++
-          return
-        }
-        try {
-          pacer.onAggregate?.(now(), aggregate)
-        } catch {
-          // ignore: telemetry is advisory
-        }
-      }))
+      send(lane.scope, report, lane.backlog, pacer, pending)
     }
     return pending
   }

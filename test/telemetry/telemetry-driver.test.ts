@@ -6,6 +6,9 @@ import { atb } from '../../src/core/pacers/atb.js'
 import type { Aggregate, Pacer } from '../../src/core/types.js'
 import { createTelemetryDriver } from '../../src/telemetry/telemetry-driver.js'
 import { serve } from '../../src/server/serve.js'
+import { createLimiter } from '../../src/client/create-limiter.js'
+import { ManualClock, flushPromises } from '../helpers/manual-clock.js'
+import { ScriptedJob } from '../helpers/scripted-job.js'
 import { createTelemetryLink, type LinkReport, type TelemetryLink } from '../../src/telemetry/telemetry-link.js'
 
 const T0 = 1_700_000_000_000
@@ -269,5 +272,34 @@ describe('createTelemetryDriver over a link of the user\'s that breaks its contr
     await driver.tick()
     expect(calls).toBe(2)
     expect(driver.stats()).toEqual({ sent: 2, failed: 1 })
+  })
+})
+
+describe('createTelemetryDriver over a real limiter whose idle lanes are evicted', () => {
+  it.each([30_000, 480_000])('reports an evicted lane\'s last counts (endpoint window %i ms)', async (windowMs) => {
+    // 480 s is the window docs/telemetry.md sizes for GitHub's 5,000 an hour: a lane's next report
+    // is then 8 min away, and the limiter forgets a lane idle for 60 s.
+    const clock = new ManualClock()
+    const limiter = createLimiter({ strategy: aatb(), clock })
+    let reported = 0
+    const driver = createTelemetryDriver({
+      source: { lanes: () => limiter.lanes() },
+      link: { report: async (r) => { reported += r.attempts; return { activeClients: 1, totalAttempts: r.attempts, throttledReports: 0, windowMs } } },
+      now: () => clock.now(),
+      timer: { set: () => 0, clear: () => {} },
+    })
+    let sent = 0
+    for (let second = 0; second < 900; second++) { // 5 min of a call every 3 s, then 10 min idle
+      if (second < 300 && second % 3 === 0) {
+        void limiter.run(new ScriptedJob('https://api.example', `r${second}`, (attempt) => { sent++; attempt.answer({ kind: 'ok', status: 200 }) })).catch(() => {})
+      }
+      await driver.tick()
+      await clock.advance(1_000)
+      await flushPromises()
+    }
+    expect([...limiter.lanes()]).toHaveLength(0) // evicted
+    expect(sent).toBe(100)
+    expect(reported).toBe(100) // before, at 480 s: 1 (the lane's first report), the other 99 went with the lane
+    await limiter.close()
   })
 })
