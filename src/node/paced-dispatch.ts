@@ -9,6 +9,7 @@
 // the controller API alone gets a parsed header record.
 import type { Dispatcher } from 'undici'
 import { errors } from 'undici'
+import { PoliteFetchError } from '../client/errors.js'
 import type { AttemptOutcome, AttemptReport, Job, Settlement } from '../client/limiter-types.js'
 import { INVALID_REQUEST, settlesAtOnce } from '../core/retry-policy.js'
 import { statusSignal } from '../core/signals/index.js'
@@ -62,6 +63,9 @@ export interface PacingContext {
 
 /** Give-up reason of a dispatch whose dispatcher underneath is closed or destroyed. */
 const CLOSED = 'closed'
+
+/** Give-up reason of a dispatch that a polite-fetch layer underneath gave up (as the fetch shell names a response a worker paced). */
+const PACED_UPSTREAM = 'paced-upstream'
 
 /** Why a throttled response was passed through instead of retried. */
 export const BODY_NOT_REPLAYABLE = 'body-not-replayable'
@@ -375,6 +379,13 @@ export class PacedDispatch
         // one given to the agent): every later attempt would fail the same way.
         attempt.retryable = false
         attempt.reason = CLOSED
+      } else if (attempt.error instanceof PoliteFetchError) {
+        // A polite-fetch layer underneath (install() twice, an agent given a polite dispatcher)
+        // paced this request and gave up on it: its deadline, budget or Retry-After verdict is
+        // final. Retried as a network failure, every call ran both layers' retries, one inside
+        // the other, until the outer deadline.
+        attempt.retryable = false
+        attempt.reason = PACED_UPSTREAM
       }
       // Otherwise whether the request may be sent again is the job's `retryErrors`.
       return

@@ -206,3 +206,21 @@ describe('politeAgent lifecycle', () => {
     expect(connected).toEqual([`${server.url}/`])
   })
 })
+
+describe('politeAgent over another polite layer (install() twice, or an agent given a polite dispatcher)', () => {
+  it("takes the inner layer's give-up as final: the server sees the inner layer's attempts only", async () => {
+    const server: ScriptedServer = await startScriptedServer(() => ({ status: 429, headers: { 'retry-after': '120' }, body: 'later' }))
+    const inner = politeAgent({ strategy: none() })
+    const outer = politeAgent({ strategy: none(), dispatcher: inner })
+    cleanups.push(() => server.close(), () => outer.close(), () => inner.close())
+    const error = await request(`${server.url}/stacked`, { dispatcher: outer }).then(
+      () => undefined,
+      (reason: unknown) => reason as Error,
+    )
+    // The inner layer refuses the 120 s wait (maxRetryAfterMs 60 s); retried as a network failure,
+    // the outer layer sent the request again and again until its own deadline.
+    expect(error?.name).toBe('RetryAfterTooLongError')
+    expect(server.received).toHaveLength(1)
+    expect(outer.limiter.stats()[0]).toMatchObject({ attempts: 1, inFlight: 0 })
+  })
+})
