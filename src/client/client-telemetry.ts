@@ -21,7 +21,7 @@ export interface ClientTelemetryOptions {
   /**
    * Told when reports start failing, and why (`error.reason`: `unauthorized` for a wrong token,
    * `forbidden`, `rate-limited`, `rejected`, `unavailable`, `network`, `timeout`, `invalid-reply`):
-   * once per reason (a 403 or 429 once per scope), and again only after a report (on that scope)
+   * once per reason (a 403 or a 429 `scope_limit` once per scope), and again only after a report (on that scope)
    * has succeeded since. The client paces alone
    * (ATB) meanwhile. @default none: failures are silent
    */
@@ -40,11 +40,12 @@ export function startClientTelemetry(
   const onError = options.onError
   // Failures already told since a report that would clear them succeeded: a wrong token fails
   // every report of every lane, and the user needs to hear it once, not once per report. A 403
-  // or 429 may be the scope's alone (a token not granted it, the endpoint's scope cap), so it is
-  // told once per scope, and only a success on that scope clears it: the other lanes' successes
-  // would otherwise have it told again every report window.
+  // or a 429 `scope_limit` is the scope's alone (a token not granted it, the endpoint's scope
+  // cap), so it is told once per scope, and only a success on that scope clears it: the other
+  // lanes' successes would otherwise have it told again every report window.
   const told = new Map<string, string | undefined>() // key → the scope it is bound to, if any
-  const scopeOf = (error: TelemetryError): string | undefined => (error.reason === 'forbidden' || error.reason === 'rate-limited' ? error.scope : undefined)
+  const scopeOf = (error: TelemetryError): string | undefined =>
+    error.reason === 'forbidden' || error.code === 'scope_limit' ? error.scope : undefined
   const base = createTelemetryLink({
     url: options.url,
     fetch,

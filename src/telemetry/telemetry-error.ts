@@ -27,6 +27,8 @@ export class TelemetryError extends Error {
     /** The lane's scope the report was for (as the limiter names it; the wire's may be percent-encoded). */
     readonly scope: string,
     message: string,
+    /** The endpoint's error code, when it said one (`unauthorized`, `scope_forbidden`, `rate_limited`, `scope_limit`, …). */
+    readonly code?: string,
   ) {
     super(message)
   }

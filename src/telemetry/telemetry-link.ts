@@ -120,9 +120,9 @@ export function createTelemetryLink(options: TelemetryLinkOptions): TelemetryLin
     if (!response.ok) {
       // The endpoint's own words ({ error, message }, small) make the failure clear: "unknown bearer token".
       const said = await readReply(response).catch(() => undefined)
-      const detail = said !== null && typeof said === 'object' ? (said as { message?: unknown }).message : undefined
+      const { message: detail, error: code } = said !== null && typeof said === 'object' ? (said as { message?: unknown; error?: unknown }) : {}
       const reason = failureReasonOf(response.status)
-      throw new TelemetryError(reason, response.status, scope, `polite-fetch: the telemetry endpoint refused a report on ${scope}: ${response.status} ${reason}${typeof detail === 'string' ? ` (${detail.slice(0, 200)})` : ''}; pacing alone (ATB) meanwhile`)
+      throw new TelemetryError(reason, response.status, scope, `polite-fetch: the telemetry endpoint refused a report on ${scope}: ${response.status} ${reason}${typeof detail === 'string' ? ` (${detail.slice(0, 200)})` : ''}; pacing alone (ATB) meanwhile`, typeof code === 'string' ? code.slice(0, 64) : undefined)
     }
     const body = await readReply(response)
     const reply = body === undefined ? undefined : validateReply(body)

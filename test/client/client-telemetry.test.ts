@@ -143,3 +143,22 @@ describe('startClientTelemetry: a token granted some of the lanes\' scopes', () 
     }
   })
 })
+
+describe('startClientTelemetry: the endpoint rate-limits the client', () => {
+  it('tells a 429 rate_limited once for the client, not once per lane', async () => {
+    const now = 1_700_000_000_000
+    const lanes = Array.from({ length: 5 }, (_, i) => ({ scope: `https://api${i}.example`, pacer: aatb().create({ now, random: () => 0.5 }), backlog: 1 }))
+    const limiter = { lanes: () => lanes, on: () => () => {} } as unknown as Limiter
+    const errors: TelemetryError[] = []
+    const limited = async (): Promise<Response> => new Response(JSON.stringify({ error: 'rate_limited', message: 'too many reports; slow down' }), { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' } })
+    const driver = startClientTelemetry({ url: 'http://127.0.0.1:9', clientId: 'tab-1', onError: (error) => errors.push(error) }, limiter, () => now, limited)
+    try {
+      for (const { pacer } of lanes) { pacer.onSend(now, 1); pacer.onResult(now, { kind: 'throttled', status: 429 }) }
+      await driver.tick()
+      expect(driver.stats()).toEqual({ sent: 5, failed: 5 })
+      expect(errors.map((error) => `${error.reason} ${error.code}`)).toEqual(['rate-limited rate_limited'])
+    } finally {
+      driver.stop()
+    }
+  })
+})
