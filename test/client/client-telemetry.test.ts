@@ -162,3 +162,19 @@ describe('startClientTelemetry: the endpoint rate-limits the client', () => {
     }
   })
 })
+
+describe('createClient({ telemetry: { onError } })', () => {
+  it('passes a wrong token\'s 401 from a real endpoint to onError, and close() leaves nothing behind', async () => {
+    api = await startLocalServer()
+    telemetry = await serve({ port: 0, options: { auth: { tokens: { right: { tenant: 'acme', scopes: '*' } } } } })
+    api.reply({ status: 429, headers: { 'retry-after-ms': '20' } })
+    const errors: TelemetryError[] = []
+    const client = createClient({ strategy: aatb(), deadlineMs: 1_000, telemetry: { url: telemetry.url, token: 'wrong', onError: (error) => errors.push(error) } })
+    const call = client.fetch(`${api.origin}/items`).catch((error: unknown) => error)
+    await waitFor(async () => errors.length > 0)
+    await client.close()
+    await call
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toMatchObject({ reason: 'unauthorized', status: 401, code: 'unauthorized', scope: api.origin })
+  })
+})
