@@ -84,11 +84,15 @@ async function readReply(response: Response): Promise<unknown> {
  * The report URL of the endpoint's base URL, or of the report URL itself. A relative URL is
  * read against the page, as fetch reads it (before, `/telemetry` threw "Invalid URL" while
  * `/v1/report` passed), and a query is kept (before, `…/base?tenant=x` posted to `/v1/report`).
+ * A report URL with a trailing slash loses it (before, every report to it was a 404).
  */
 function reportUrl(url: string | URL): string {
   const page = (globalThis as { location?: { href?: unknown } }).location?.href
   const target = new URL(String(url), typeof page === 'string' ? page : undefined)
-  if (!/\/v1\/report\/?$/.test(target.pathname)) target.pathname = `${target.pathname.replace(/\/$/, '')}/v1/report`
+  // `…/v1/report/` is the report URL too, without its slash: the endpoint answers it 404.
+  target.pathname = /\/v1\/report\/?$/.test(target.pathname)
+    ? target.pathname.replace(/\/$/, '')
+    : `${target.pathname.replace(/\/$/, '')}/v1/report`
   return target.href
 }
 

@@ -81,6 +81,15 @@ describe('createTelemetryLink', () => {
     expect(calls).toBe(0)
   })
 
+  it('reaches the real server through a report URL written with a trailing slash', async () => {
+    const server = await serve({ port: 0, options: { auth: false } })
+    try {
+      expect(await createTelemetryLink({ url: `${server.url}/v1/report/` }).report(report)).toMatchObject({ totalAttempts: 3 }) // before: 404, every report
+    } finally {
+      await server.close()
+    }
+  })
+
   it('talks to the real server over 127.0.0.1, and fails open once it is gone', async () => {
     const server = await serve({ port: 0, options: { quotas: { api: { perMinute: 60 } } } })
     const link = createTelemetryLink({ url: server.url })
@@ -214,6 +223,7 @@ describe('createTelemetryLink: client ids and URLs as users give them', () => {
     ['https://t.example/base?tenant=x', 'https://t.example/base/v1/report?tenant=x'],
     ['/telemetry', 'https://app.example/telemetry/v1/report'], // in a page: relative to it, as fetch reads it
     ['/v1/report', 'https://app.example/v1/report'],
+    ['https://t.example/v1/report/', 'https://t.example/v1/report'], // serve() answers /v1/report/ 404
   ])('posts to the report URL of %s', async (url, expected) => {
     const location = Object.getOwnPropertyDescriptor(globalThis, 'location')
     Object.defineProperty(globalThis, 'location', { value: { href: 'https://app.example/page/index.html' }, configurable: true })
