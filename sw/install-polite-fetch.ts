@@ -10,6 +10,7 @@ import { idbStore } from '../src/storage/idb-store.js'
 import { compileMatch, mustPassThrough, type Match, type RequestPredicate } from './match.js'
 import { createMessageHub, type MessageEventLike, type MessageHubOptions } from './message-hub.js'
 import { CALL_HEADER, type WorkerInfo } from '../src/protocol/worker-messages.js'
+import { CALL_OPTIONS_HEADER, readCallOptions } from '../src/protocol/call-options.js'
 import { giveUpResponse, markPaced, toGiveUp } from './respond.js'
 import { createPageCalls } from './page-calls.js'
 import { requestBlob } from './request-blob.js'
@@ -72,6 +73,7 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
     now,
     onError: report,
     abortCall: (call) => pageCalls.abort(call),
+    callOptions: true,
   }
   if (store) hubOptions.store = store
   if (clientOptions.clock) hubOptions.clock = clientOptions.clock
@@ -79,28 +81,38 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
 
   const handles = (request: Request) => !mustPassThrough(request) && matches(request)
 
+  /** Whether the page put headers of ours on the request, which must not reach the server. */
+  const marked = (request: Request): boolean => request.headers.has(CALL_HEADER) || request.headers.has(CALL_OPTIONS_HEADER)
+
   /**
    * What every attempt sends instead of the request's own: the body as a Blob, replayed by every
-   * attempt (request-blob.ts); for a call the page named (CALL_HEADER), the headers without that
-   * name and the signal its page's abort message ends (page-calls.ts). Undefined: the request as it is.
+   * attempt (request-blob.ts); the headers without ours (CALL_HEADER, CALL_OPTIONS_HEADER); for a
+   * call the page named, the signal its page's abort message ends (page-calls.ts). Undefined: the
+   * request as it is.
    */
   const attemptInit = async (request: Request, call: string | null): Promise<RequestInit | undefined> => {
-    if (call === null && request.body === null) return undefined
+    const ours = marked(request)
+    if (!ours && request.body === null) return undefined
     const init: RequestInit = {}
-    if (call !== null) {
+    if (ours) {
       const headers = new Headers(request.headers)
       headers.delete(CALL_HEADER)
+      headers.delete(CALL_OPTIONS_HEADER)
       init.headers = headers
-      init.signal = pageCalls.open(call, request.signal)
     }
+    if (call !== null) init.signal = pageCalls.open(call, request.signal)
     if (request.body !== null) init.body = await requestBlob(request, init.signal ?? request.signal)
     return init
   }
 
   const answer = async (request: Request, call: string | null): Promise<Response> => {
     try {
+      const init = await attemptInit(request, call)
+      // The page's `politeFetch`, given to the client as the page gave it to its own: the client's
+      // rules for each value (a bad one is the default, or cost 1) hold here as they do in-page.
+      const politeFetch = readCallOptions(request.headers.get(CALL_OPTIONS_HEADER))
       // With `giveUp: 'response'` a give-up after a response arrives here as that response.
-      return markPaced(await client.fetch(request, await attemptInit(request, call)))
+      return markPaced(await client.fetch(request, politeFetch === undefined ? init : { ...init, politeFetch }))
     } catch (error) {
       const giveUp = toGiveUp(error)
       // Aborts and network errors stay errors: the page's fetch rejects as it would without us.
@@ -111,13 +123,13 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
     }
   }
 
-  /** A page call the worker does not pace goes on unpaced, without the header that named it for us. */
-  const forward = async (request: Request, call: string): Promise<Response> => {
+  /** A page call the worker does not pace goes on unpaced, without the headers the page meant for us. */
+  const forward = async (request: Request, call: string | null): Promise<Response> => {
     try {
       const init = (await attemptInit(request, call)) as RequestInit
       return await scope.fetch(request, init)
     } finally {
-      pageCalls.close(call)
+      if (call !== null) pageCalls.close(call)
     }
   }
 
@@ -127,7 +139,7 @@ export function installPoliteFetch(options: InstallOptions): PoliteFetchWorker {
     if (mustPassThrough(request)) return
     const call = request.headers.get(CALL_HEADER)
     if (matches(request)) event.respondWith(answer(request, call))
-    else if (call !== null) event.respondWith(forward(request, call))
+    else if (marked(request)) event.respondWith(forward(request, call))
   }
   const onMessage = (event: MessageEventLike & ExtendableEventLike) => {
     event.waitUntil(tabs.onMessage(event) ?? hub.onMessage(event))

@@ -48,6 +48,8 @@ export interface MessageHubOptions {
   clock?: AnyClock
   /** A page aborted the call it named in CALL_HEADER (page-calls.ts); without it, `abort` is ignored and not announced. */
   abortCall?: (call: string) => void
+  /** The worker applies the per-call options a page sends in CALL_OPTIONS_HEADER: announced, or the page never sends them. */
+  callOptions?: boolean
 }
 
 export interface MessageHub {
@@ -168,8 +170,11 @@ export function createMessageHub(options: MessageHubOptions): MessageHub {
         if (message.type === PAGE_MESSAGE.stats) {
           const reply: WorkerMessage = { type: WORKER_MESSAGE.statsReply, stats: toCloneable(client.stats()), worker: info }
           if (message.id !== undefined) reply.id = message.id
-          // What the page may rely on: it names its calls (CALL_HEADER) only for a worker that reads them.
-          if (options.abortCall !== undefined) reply.features = [WORKER_FEATURE.abort]
+          // What the page may rely on: it sends these headers only to a worker that reads (and removes) them.
+          const features: string[] = []
+          if (options.abortCall !== undefined) features.push(WORKER_FEATURE.abort)
+          if (options.callOptions === true) features.push(WORKER_FEATURE.callOptions)
+          if (features.length > 0) reply.features = features
           const port = event.ports?.[0] ?? event.source
           port?.postMessage(reply)
           return

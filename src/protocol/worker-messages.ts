@@ -25,6 +25,8 @@ export const CALL_HEADER = 'x-polite-fetch-call'
 export const WORKER_FEATURE = {
   /** It reads CALL_HEADER, removes it, and ends the call on the page's `abort`. */
   abort: 'abort',
+  /** It reads CALL_OPTIONS_HEADER (call-options.ts), removes it, and applies the options to the call. */
+  callOptions: 'call-options',
 } as const
 
 /** A call id's longest form (the page sends a UUID). */

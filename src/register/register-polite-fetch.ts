@@ -3,7 +3,7 @@
 // refused, the worker never takes control) fall back to an in-page client with the
 // same API, so callers never branch on where the limiter lives.
 import { Workbox, messageSW } from 'workbox-window'
-import { createClient, type Client } from '../client/create-client.js'
+import { createClient, type Client, type PoliteRequestInit } from '../client/create-client.js'
 import type { LimiterEventName } from '../client/limiter-events.js'
 import type { FetchInput } from '../client/fetch-types.js'
 import type { ClientOptions } from '../client/options.js'
@@ -15,6 +15,7 @@ import {
   WORKER_FEATURE,
   type WorkerInfo,
 } from '../protocol/worker-messages.js'
+import { CALL_OPTIONS_HEADER, writeCallOptions } from '../protocol/call-options.js'
 import { idbStore } from '../storage/idb-store.js'
 import { SERVICE_WORKER_TAB_ID } from '../protocol/tab-messages.js'
 import { createTabLimiter, type TabLaneInfo, type TabLimiter } from '../tabs/create-tab-limiter.js'
@@ -61,8 +62,11 @@ export interface PoliteFetchRegistration {
   readonly mode: PoliteFetchMode
   /** Resolves once requests from this page go through the limiter; never rejects. */
   readonly ready: Promise<PoliteFetchMode>
-  /** A drop-in `fetch`: waits for `ready`, then goes through the worker or the in-page client. */
-  fetch(input: FetchInput, init?: RequestInit): Promise<Response>
+  /**
+   * A drop-in `fetch`: waits for `ready`, then goes through the worker or the in-page client.
+   * `init.politeFetch` holds in both modes (the worker gets it in a header; see service-worker.md).
+   */
+  fetch(input: FetchInput, init?: PoliteRequestInit): Promise<Response>
   /** The limiter's live stats. Rejects only if the worker does not answer in time. */
   stats(): Promise<PoliteFetchStats>
   /** Listen to a limiter event (`fn(detail)`); returns the unsubscribe function. */
@@ -178,35 +182,74 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
 
   /** What each worker that controlled this page said it supports (its stats reply's `features`). */
   const features = new WeakMap<ServiceWorker, ReadonlySet<string>>()
-  const asked = new WeakSet<ServiceWorker>()
+  /** The stats round trip that tells them, asked once per worker; settles (never rejects) within messageTimeoutMs. */
+  const learning = new WeakMap<ServiceWorker, Promise<void>>()
   const messageTimeoutMs = options.messageTimeoutMs ?? DEFAULT_MESSAGE_TIMEOUT_MS
-  const learnFeatures = (worker: ServiceWorker): void => {
-    if (asked.has(worker)) return
-    asked.add(worker)
-    withTimeout(messageSW(worker, { type: PAGE_MESSAGE.stats }), messageTimeoutMs, 'stats').then((data) => {
-      const reply = readStatsReply(data)
-      if (reply) features.set(worker, new Set(reply.features))
-    }, report)
+  const learnFeatures = (worker: ServiceWorker): Promise<void> => {
+    let learnt = learning.get(worker)
+    if (learnt === undefined) {
+      learnt = withTimeout(messageSW(worker, { type: PAGE_MESSAGE.stats }), messageTimeoutMs, 'stats').then((data) => {
+        const reply = readStatsReply(data)
+        if (reply) features.set(worker, new Set(reply.features))
+      }, report)
+      learning.set(worker, learnt)
+    }
+    return learnt
   }
+  /** Workers already told about (onError) for ignoring per-call options: once each, not per call. */
+  const warned = new WeakSet<ServiceWorker>()
 
   /**
-   * The page's own fetch, which the worker intercepts. A call with a signal is named in
-   * CALL_HEADER and its abort posted to the worker: Chromium never aborts the worker's copy of
-   * the request, which stayed queued there and went out later. Only for a worker that said it
-   * reads the name (and removes it): an older one would send it on to the server.
+   * The page's own fetch, which the worker intercepts. Two things the worker cannot see in a plain
+   * request travel in headers, each only to a worker that said it reads and removes it (an older
+   * one would send it on to the server):
+   * - a call with a signal is named in CALL_HEADER and its abort posted to the worker: Chromium never
+   *   aborts the worker's copy of the request, which stayed queued there and went out later;
+   * - `init.politeFetch` goes in CALL_OPTIONS_HEADER: dropped, a call got the worker's deadline,
+   *   budget, lane and cost instead of its own, where in-page it got its own.
+   * A call that needs either waits for the worker's answer about its features (asked when it took
+   * control), else the first calls of a page went without them.
    */
-  const workerFetch = (input: FetchInput, init: RequestInit | undefined): Promise<Response> => {
+  const workerFetch = async (input: FetchInput, init: PoliteRequestInit | undefined): Promise<Response> => {
     const request = typeof input === 'object' && 'signal' in input ? input : undefined
     const signal = init?.signal ?? request?.signal
     const worker = container?.controller
-    if (!signal || signal.aborted || !worker) return fetch(input, init)
-    if (features.get(worker)?.has(WORKER_FEATURE.abort) !== true) {
-      learnFeatures(worker)
-      return fetch(input, init)
+    const polite: unknown = init?.politeFetch
+    const callOptions = writeCallOptions(polite)
+    const bodyFactory = (polite as { body?: unknown } | null | undefined)?.body
+    let sent: PoliteRequestInit | undefined = init
+    if (typeof bodyFactory === 'function') {
+      // A function cannot reach the worker. Called here once, as the client calls it for each attempt
+      // (and a throw rejects the call alike): the worker replays the body it makes (request-blob.ts).
+      const body = (bodyFactory as () => RequestInit['body'])()
+      sent = { ...init, body }
+      if (typeof ReadableStream === 'function' && body instanceof ReadableStream) (sent as { duplex?: string }).duplex = 'half'
     }
-    const call = callId()
+    const live = signal !== undefined && signal !== null && !signal.aborted
+    if (!worker || (!live && callOptions === undefined)) return fetch(input, sent)
+    const known = features.get(worker) ?? (await learnFeatures(worker), features.get(worker))
     const headers = new Headers(init?.headers ?? request?.headers)
-    headers.set(CALL_HEADER, call)
+    let marked = false
+    if (callOptions !== undefined) {
+      if (known?.has(WORKER_FEATURE.callOptions) === true) {
+        headers.set(CALL_OPTIONS_HEADER, callOptions)
+        marked = true
+      } else if (!warned.has(worker)) {
+        warned.add(worker)
+        const names = [...new URLSearchParams(callOptions).keys()].join(', ')
+        report(new Error(`polite-fetch: the service worker does not say it reads per-call options (an older version, or no answer): politeFetch ${names} not applied`))
+      }
+    }
+    const call = live && known?.has(WORKER_FEATURE.abort) === true ? callId() : undefined
+    if (call !== undefined) {
+      headers.set(CALL_HEADER, call)
+      marked = true
+    }
+    if (!marked) return fetch(input, sent)
+    const marking: PoliteRequestInit = { ...sent, headers }
+    // Of no use to the browser's fetch, and a function in it (body) has done its part above.
+    delete marking.politeFetch
+    if (call === undefined || !signal) return fetch(input, marking)
     const onAbort = () => {
       try {
         worker.postMessage({ type: PAGE_MESSAGE.abort, call })
@@ -215,7 +258,7 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
       }
     }
     signal.addEventListener('abort', onAbort, { once: true })
-    return fetch(input, { ...init, headers }).finally(() => signal.removeEventListener('abort', onAbort))
+    return fetch(input, marking).finally(() => signal.removeEventListener('abort', onAbort))
   }
 
   /**
@@ -266,7 +309,7 @@ export function registerPoliteFetch(scriptUrl: string, options: RegisterOptions 
     const controlled = await whenControlled(container, absolute, options.controlTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS)
     if (!controlled) return fallBack(new Error('polite-fetch: the service worker did not take control of this page'))
     if (listeners.size > 0) toWorker({ type: PAGE_MESSAGE.subscribe, events: [...listeners.keys()] })
-    if (container.controller) learnFeatures(container.controller)
+    if (container.controller) void learnFeatures(container.controller)
     return mode
   }
   const ready = start().catch(fallBack)

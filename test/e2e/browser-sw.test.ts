@@ -164,6 +164,21 @@ describe('polite-fetch service worker in Chromium', () => {
     expect(giveUps).toBeLessThanOrEqual(aborted)
   })
 
+  it("honours a page call's politeFetch.deadlineMs in the worker (the worker's own is 30 s)", async () => {
+    for (const open of browser.context.pages()) await open.close()
+    const page = await openDemo('worker')
+    expect(await page.evaluate(() => window.demo!.mode)).toBe('worker')
+    // 40 calls at once with a 400 ms deadline, more than the quota's bucket of 20: those the lane
+    // cannot send in time get the worker's 503 give-up. Before, the option never reached the
+    // worker, which held every call up to its own 30 s deadline: 40 × 200, no 503.
+    const probes = await page.evaluate(() => window.demo!.deadline(40, 400))
+    const statuses = probes.map((probe) => probe.status ?? probe.name)
+    const count = (status: number) => statuses.filter((s) => s === status).length
+    process.stdout.write(`browser-sw deadline: ${JSON.stringify({ calls: 40, deadlineMs: 400, ok: count(200), gaveUp: count(503) })}\n`)
+    expect(count(503)).toBeGreaterThan(0)
+    expect(statuses.every((status) => status === 200 || status === 503)).toBe(true)
+  })
+
   it('sends a 2 MiB upload on to an HTTP/1.1 server (Chromium streams request bodies only over HTTP/2)', async () => {
     for (const open of browser.context.pages()) await open.close()
     const page = await openDemo('worker')

@@ -28,6 +28,8 @@ export interface FakeServiceWorkerOptions {
   state?: string
   /** A worker of before the page's abort message (it announces no features). */
   noAbort?: boolean
+  /** A worker of before per-call options (it announces `abort` only, unless `noAbort`). */
+  noCallOptions?: boolean
 }
 
 /** The worker's real lanes for pages it does not control (sw/tab-bridge.ts), over a real limiter. */
@@ -60,6 +62,7 @@ export function fakeServiceWorker(options: FakeServiceWorkerOptions = {}) {
     info: { instanceId: 'worker-1', startedAt: 1 },
     now: () => 42,
     ...(options.noAbort ? {} : { abortCall: (call: string) => void aborted.push(call) }),
+    callOptions: !options.noAbort && !options.noCallOptions,
   })
   container.controller = null
   container.startMessages = () => {}

@@ -4,6 +4,7 @@ import { none } from '../../src/core/pacers/index.js'
 import { memoryStore } from '../../src/storage/memory-store.js'
 import { registerPoliteFetch, type PoliteFetchRegistration } from '../../src/register/index.js'
 import { CALL_HEADER, PAGE_MESSAGE } from '../../src/protocol/worker-messages.js'
+import { CALL_OPTIONS_HEADER, readCallOptions } from '../../src/protocol/call-options.js'
 import { fakeServiceWorker } from './fake-service-worker.js'
 
 const API = 'https://api.example'
@@ -130,6 +131,62 @@ describe('registerPoliteFetch with a service worker', () => {
     const init = { signal: new AbortController().signal }
     await polite.fetch(`${API}/items`, init)
     expect(pageFetch).toHaveBeenLastCalledWith(`${API}/items`, init)
+  })
+
+  it('carries the per-call options to a worker that reads them, from the first call on', async () => {
+    // Before, a plain fetch: the worker never saw them and paced the call with its own defaults.
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    const sent: { input: unknown; init: RequestInit | undefined }[] = []
+    vi.stubGlobal('fetch', vi.fn(async (input: unknown, init?: RequestInit) => (sent.push({ input, init }), new Response('ok'))))
+    const polite = register()
+    await polite.ready
+    // Not waited for by the test: the call itself waits for the worker to say what it reads.
+    const politeFetch = { deadlineMs: 5_000, scope: 'reports', priority: 2, cost: 3, retryBudget: 0, other: 'x' }
+    await polite.fetch(`${API}/items`, { method: 'POST', body: 'b', headers: { 'x-app': '1' }, politeFetch })
+    expect(sent).toHaveLength(1)
+    const { input, init } = sent[0]!
+    expect(input).toBe(`${API}/items`)
+    const headers = new Headers(init?.headers)
+    expect(readCallOptions(headers.get(CALL_OPTIONS_HEADER))).toEqual({ deadlineMs: 5_000, scope: 'reports', priority: 2, cost: 3, retryBudget: 0 })
+    expect(headers.get('x-app')).toBe('1')
+    expect(headers.get(CALL_HEADER)).toBeNull() // no signal: nothing to abort
+    expect(init).toMatchObject({ method: 'POST', body: 'b' })
+    expect(init).not.toHaveProperty('politeFetch')
+  })
+
+  it('never sends per-call options to a worker that does not say it reads them (an older version), and says so once', async () => {
+    const fake = fakeServiceWorker({ noCallOptions: true })
+    useServiceWorker(fake)
+    const pageFetch = vi.fn(async (_input: unknown, _init?: RequestInit) => new Response('ok'))
+    vi.stubGlobal('fetch', pageFetch)
+    const errors: unknown[] = []
+    const polite = register({ onError: (error) => errors.push(error) })
+    await polite.ready
+    const init = { politeFetch: { deadlineMs: 5_000 } }
+    await polite.fetch(`${API}/items`, init)
+    await polite.fetch(`${API}/items`, init)
+    expect(pageFetch).toHaveBeenLastCalledWith(`${API}/items`, init)
+    expect(errors).toHaveLength(1)
+    expect(String(errors[0])).toMatch(/does not say it reads per-call options.*deadlineMs/)
+  })
+
+  it('makes the body of a politeFetch.body factory once, and the worker replays it', async () => {
+    // Before, the factory was never called in worker mode: the POST went out without a body.
+    const fake = fakeServiceWorker()
+    useServiceWorker(fake)
+    const pageFetch = vi.fn(async (_input: unknown, _init?: RequestInit) => new Response('ok'))
+    vi.stubGlobal('fetch', pageFetch)
+    const polite = register()
+    await polite.ready
+    const body = vi.fn(() => 'made')
+    await polite.fetch(`${API}/upload`, { method: 'POST', body: 'ignored', politeFetch: { body } })
+    expect(body).toHaveBeenCalledTimes(1)
+    expect(pageFetch.mock.calls[0]![1]).toMatchObject({ method: 'POST', body: 'made' })
+    // As in-page: a factory that throws rejects the call with its error, and nothing is sent.
+    const failure = new Error('no file')
+    await expect(polite.fetch(`${API}/upload`, { method: 'POST', politeFetch: { body: () => { throw failure } } })).rejects.toBe(failure)
+    expect(pageFetch).toHaveBeenCalledTimes(1)
   })
 
   it('reads the worker’s stats over the message protocol', async () => {

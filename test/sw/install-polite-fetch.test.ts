@@ -5,7 +5,10 @@ import { atb, none } from '../../src/core/pacers/index.js'
 import { idbStore } from '../../src/storage/idb-store.js'
 import { installPoliteFetch, type PoliteFetchWorker } from '../../sw/install-polite-fetch.js'
 import { CALL_HEADER, PAGE_MESSAGE, WORKER_MESSAGE, type WorkerMessage } from '../../src/protocol/worker-messages.js'
+import { CALL_OPTIONS_HEADER, writeCallOptions } from '../../src/protocol/call-options.js'
+import { createClient } from '../../src/client/create-client.js'
 import { ManualClock } from '../helpers/manual-clock.js'
+import { recordingStrategy } from '../helpers/recording-strategy.js'
 import { fakeWorkerGlobal } from './fake-worker-global.js'
 
 const API = 'https://api.example'
@@ -188,6 +191,104 @@ describe('installPoliteFetch', () => {
     expect(fake.fetch(new Request('https://elsewhere.example/y')).response).toBeUndefined()
   })
 
+  it('applies the per-call options a page carries (CALL_OPTIONS_HEADER) and sends the request on without them', async () => {
+    // Before, the worker paced such a call as any other: lane https://api.example, cost 1, its deadline and budget.
+    const strategy = recordingStrategy()
+    const answers = [throttled({ 'retry-after': '0' })]
+    const fake = fakeWorkerGlobal(() => answers.shift() ?? ok())
+    const worker = install(fake, { strategy, cost: () => 7 })
+    const politeFetch = { scope: 'reports', cost: 3, retryBudget: 0, deadlineMs: 5_000, priority: 1 }
+    const headers = { [CALL_OPTIONS_HEADER]: writeCallOptions(politeFetch)!, 'x-app': 'kept' }
+    const response = await fake.fetch(new Request(`${API}/items`, { headers })).response!
+    // retryBudget 0: its 429 is not retried (the worker's budget is Infinity).
+    expect(response.status).toBe(503)
+    expect(response.headers.get('x-polite-fetch-give-up')).toMatch(/^retry-budget\b/)
+    expect(worker.client.stats().map((lane) => lane.scope)).toEqual(['reports'])
+    expect(strategy.pacers[0]!.calls.filter((c) => c.method === 'onSend').map((c) => c.cost)).toEqual([3])
+    expect(fake.calls.upstream).toHaveLength(1)
+    expect(fake.calls.upstream[0]!.headers.get(CALL_OPTIONS_HEADER)).toBeNull()
+    expect(fake.calls.upstream[0]!.headers.get('x-app')).toBe('kept')
+  })
+
+  it("gives up at a page call's deadlineMs as the page's own client does, with its message", async () => {
+    // A 429 gates the lane for 10 s; a call with a 5 s deadline cannot make it. In-page it rejects at
+    // once with a DeadlineError; through the worker it waited for the worker's deadline (60 s), went
+    // out at 10 s and got a 200.
+    const run = async (send: (path: string, politeFetch?: object) => Promise<unknown>, clock: ManualClock) => {
+      const gated = send('/a')
+      await clock.advance(0)
+      let outcome: unknown = 'pending'
+      void send('/b', { deadlineMs: 5_000 }).then((value) => (outcome = value), (error: Error) => (outcome = error))
+      await clock.advance(0)
+      const atOnce = outcome
+      await clock.advance(20_000)
+      await gated
+      return atOnce
+    }
+    const answers = () => {
+      const list = [throttled({ 'retry-after': '10' })]
+      return async () => list.shift() ?? ok()
+    }
+    const pageClock = new ManualClock()
+    const page = createClient({ fetch: answers(), strategy: none(), clock: pageClock, jitterRatio: 0 })
+    const inPage = await run((path, politeFetch) => page.fetch(`${API}${path}`, politeFetch && { politeFetch }), pageClock)
+    await page.close()
+    expect(inPage).toMatchObject({ name: 'DeadlineError' })
+
+    const workerClock = new ManualClock()
+    const fake = fakeWorkerGlobal(answers())
+    install(fake, { clock: workerClock, jitterRatio: 0 })
+    const headers = (politeFetch?: object): Record<string, string> => (politeFetch ? { [CALL_OPTIONS_HEADER]: writeCallOptions(politeFetch)! } : {})
+    const viaWorker = await run((path, politeFetch) => fake.fetch(new Request(`${API}${path}`, { headers: headers(politeFetch) })).response!, workerClock)
+    expect(viaWorker).toBeInstanceOf(Response)
+    const answer = viaWorker as Response
+    expect(answer.status).toBe(503)
+    expect(await answer.json()).toMatchObject({ reason: 'deadline', detail: (inPage as Error).message })
+    expect(fake.calls.upstream.map((request) => new URL(request.url).pathname)).toEqual(['/a', '/a'])
+  })
+
+  it('sends first the queued page call with the higher priority', async () => {
+    const clock = new ManualClock()
+    const answers = [throttled({ 'retry-after': '1' })]
+    const fake = fakeWorkerGlobal(() => answers.shift() ?? ok())
+    install(fake, { clock, strategy: recordingStrategy({ intervalMs: 100 }) })
+    const sent = (path: string, politeFetch?: object) =>
+      fake.fetch(new Request(`${API}${path}`, { headers: politeFetch ? { [CALL_OPTIONS_HEADER]: writeCallOptions(politeFetch)! } : {} })).response!
+    const calls = [sent('/a')]
+    await clock.advance(0)
+    calls.push(sent('/low'), sent('/high', { priority: 5 }))
+    await clock.advance(5_000)
+    await Promise.all(calls)
+    const order = fake.calls.upstream.map((request) => new URL(request.url).pathname)
+    expect(order.indexOf('/high')).toBeLessThan(order.indexOf('/low'))
+  })
+
+  it('reads per-call values as the client does, and what it cannot read as nothing', async () => {
+    const strategy = recordingStrategy()
+    const fake = fakeWorkerGlobal(ok)
+    const worker = install(fake, { strategy, cost: () => 7 })
+    const send = async (headers: Record<string, string>) => (await fake.fetch(new Request(`${API}/x`, { headers })).response!).status
+    // A cost that is no number costs 1 in the client, not its cost(): the same through the worker.
+    expect(await send({ [CALL_OPTIONS_HEADER]: writeCallOptions({ cost: 'three', scope: 5, deadlineMs: -1 })! })).toBe(200)
+    // Forged: a key twice, a number the page never writes, unknown keys, garbage.
+    expect(await send({ [CALL_OPTIONS_HEADER]: 'scope=a&scope=b&cost=0x10&deadlineMs=&__proto__=1&giveUp=response' })).toBe(200)
+    expect(await send({ [CALL_OPTIONS_HEADER]: '%%%' })).toBe(200)
+    expect(worker.client.stats().map((lane) => lane.scope)).toEqual([API])
+    expect(strategy.pacers[0]!.calls.filter((c) => c.method === 'onSend').map((c) => c.cost)).toEqual([1, 7, 7])
+    for (const request of fake.calls.upstream) expect(request.headers.get(CALL_OPTIONS_HEADER)).toBeNull()
+  })
+
+  it('forwards a page call it does not pace without its options header', async () => {
+    // Before, such a request passed untouched and the header went on to the server.
+    const fake = fakeWorkerGlobal(ok)
+    install(fake)
+    const dispatched = fake.fetch(new Request('https://elsewhere.example/x', { headers: { [CALL_OPTIONS_HEADER]: 'deadlineMs=5000', 'x-app': 'kept' } }))
+    expect(dispatched.response).toBeDefined()
+    expect((await dispatched.response!).status).toBe(200)
+    expect(fake.calls.upstream[0]!.headers.get(CALL_OPTIONS_HEADER)).toBeNull()
+    expect(fake.calls.upstream[0]!.headers.get('x-app')).toBe('kept')
+  })
+
   it('rejects like fetch on a network error it will not retry (the page sees a failed fetch)', async () => {
     const fake = fakeWorkerGlobal(() => Promise.reject(new TypeError('network down')))
     install(fake, { retryBudget: 0 })
@@ -219,6 +320,8 @@ describe('installPoliteFetch', () => {
     expect(reply.type).toBe(WORKER_MESSAGE.statsReply)
     if (reply.type !== WORKER_MESSAGE.statsReply) return
     expect(reply.worker).toEqual(worker.info)
+    // What a page may send it: call names (abort) and per-call options.
+    expect(reply.features).toEqual(['abort', 'call-options'])
     expect(reply.stats).toEqual([expect.objectContaining({ scope: API, attempts: 1, successes: 1 })])
   })
 
