@@ -1,6 +1,7 @@
 // The real clock: the one place in client/ that reads Date.now and sets timers.
 // Epoch ms (not performance.now) because pacer state is persisted and shared with
-// the service worker, whose performance.now origin resets on every restart.
+// the service worker, whose performance.now origin resets on every restart. But never
+// backwards: see epochNow.
 import type { Clock } from '../core/types.js'
 import type { TimerClock } from './timer.js'
 
@@ -17,6 +18,32 @@ export const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
 type TimeoutHandle = ReturnType<typeof setTimeout>
 
+// The last reading the wall clock gave, and the monotonic clock's reading then.
+let anchorNow = -Infinity
+let anchorMonoMs = 0
+
+/**
+ * Date.now that never goes back. Every deadline, gate and pacing time is an instant on this
+ * clock; when the wall clock is set back by J (by hand, an NTP step, a VM restored), those
+ * instants would all lie J further ahead: each lane stalled and no call reached its deadline for
+ * J longer (hours, for a clock set back by hours). So the clock is the later of the wall clock
+ * and the last wall reading carried on by the monotonic clock (performance.now): after a step
+ * back it counts on from where it was, J ahead of the wall clock, until the wall clock reaches it
+ * again (set right, or caught up); a step forward, or a sleep the monotonic clock did not count,
+ * passes through. Module-wide: one clock per page, worker or process.
+ */
+function epochNow(): number {
+  const wall = Date.now()
+  const monoMs = globalThis.performance?.now() ?? 0
+  const carried = anchorNow + Math.floor(monoMs - anchorMonoMs)
+  if (wall >= carried) {
+    anchorNow = wall
+    anchorMonoMs = monoMs
+    return wall
+  }
+  return carried
+}
+
 /** A timer longer than MAX_TIMEOUT_MS: one setTimeout per step, `handle` always the current one. */
 class LongTimer<A> {
   handle: TimeoutHandle
@@ -26,7 +53,7 @@ class LongTimer<A> {
   readonly #weak: boolean
 
   constructor(ms: number, fn: (arg: A) => void, arg: A, weak: boolean) {
-    this.#dueAt = Date.now() + ms
+    this.#dueAt = epochNow() + ms
     this.#fn = fn
     this.#arg = arg
     this.#weak = weak
@@ -36,7 +63,7 @@ class LongTimer<A> {
   #arm(ms: number): TimeoutHandle {
     const long = ms > MAX_TIMEOUT_MS
     const handle = setTimeout(() => {
-      if (long) this.handle = this.#arm(Math.max(0, this.#dueAt - Date.now()))
+      if (long) this.handle = this.#arm(Math.max(0, this.#dueAt - epochNow()))
       else this.#fn(this.#arg)
     }, long ? MAX_TIMEOUT_MS : ms)
     return weakly(handle, this.#weak)
@@ -90,7 +117,7 @@ export function sleepOn(set: typeof setTimer, clear: (handle: unknown) => void):
 export type SystemClock = Clock & Required<TimerClock>
 
 export const systemClock: SystemClock = {
-  now: () => Date.now(),
+  now: epochNow,
   sleep: sleepOn(setTimer, clearTimer),
   // The limiter's own timers take this callback-style fast path: no promise, no
   // AbortController and no closure per timer on the hot path.
