@@ -109,7 +109,7 @@ describe('systemClock when the wall clock is set back', () => {
     const { none } = await import('../../src/core/pacers/index.js')
     const limiter = createLimiter({ clock, strategy: none(), deadlineMs: 1_000 })
     // An attempt that never answers and ignores its signal.
-    const call = limiter.run({ scope: 's', attempt: () => new Promise(() => {}) })
+    const call = limiter.run({ scope: 's', attempt: () => new Promise<never>(() => {}) })
     const settled = call.then(
       () => 'value',
       (error: Error) => error.name,
