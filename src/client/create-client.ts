@@ -114,6 +114,32 @@ function isOneShot(headers: unknown): headers is Iterable<Iterable<string>> {
   )
 }
 
+/**
+ * A call's own controller over a shared limiter (see `live` in createClient): aborted by close(),
+ * and by the caller's signal until the call settles. It is its own listener, removed at the settle:
+ * a caller's signal may live as long as the app, and a listener per call kept every call's
+ * controller for good.
+ */
+class CallController extends AbortController {
+  #caller: AbortSignal | undefined
+
+  follow(caller: AbortSignal | undefined): void {
+    this.#caller = caller
+    caller?.addEventListener('abort', this)
+  }
+
+  unfollow(): void {
+    this.#caller?.removeEventListener('abort', this)
+    this.#caller = undefined
+  }
+
+  handleEvent(): void {
+    const caller = this.#caller
+    this.unfollow()
+    this.abort(caller?.reason)
+  }
+}
+
 function baseUrl(): string | undefined {
   const location = (globalThis as { location?: { href?: unknown } }).location
   return typeof location?.href === 'string' ? location.href : undefined
@@ -163,7 +189,7 @@ export function createClient(options: ClientOptions = {}): Client {
   // here until the call settles, which close() aborts: the call leaves its lane (waiting for a
   // retry behind a 20 s Retry-After, it settled 20 s after close() and then sent again) and its
   // attempt in flight is aborted. The caller's signal still aborts it, with the caller's reason.
-  const live = options.limiter === undefined ? undefined : new Set<AbortController>()
+  const live = options.limiter === undefined ? undefined : new Set<CallController>()
   let closed = false
 
   const telemetry =
@@ -184,32 +210,37 @@ export function createClient(options: ClientOptions = {}): Client {
     let job: FetchJob | Promise<FetchJob> | undefined
     // Over a shared limiter: the call's own controller (see `live`), made here so that no state
     // is shared with prepare(), which runs the caller's code (scope, cost, toString) and may re-enter.
-    const own = live === undefined ? undefined : new AbortController()
+    const own = live === undefined ? undefined : new CallController()
     try {
       job = prepare(input, init === null || init === undefined ? undefined : asDictionary(init), own)
       if (job === undefined) return underlying()(input, init)
     } catch (error) {
-      if (own !== undefined) live?.delete(own)
+      if (own !== undefined) unlink(own)
       return Promise.reject(error)
     }
     const result = job instanceof FetchJob ? limiter.run(job) : job.then((ready) => limiter.run(ready))
     if (own === undefined || !live?.has(own)) return result
-    return result.finally(() => live?.delete(own))
+    return result.finally(() => unlink(own))
   }
 
   /** Gives the job the signal of `own`, which the caller's signal and close() abort (see `live`). */
-  function link(job: FetchJob, own: AbortController, calls: Set<AbortController>): void {
+  function link(job: FetchJob, own: CallController, calls: Set<CallController>): void {
     if (closed) throw new ClosedError('polite-fetch: the client was closed', { request: job.label })
     const caller = job.signal
     if (caller?.aborted === true) return // rejected with its reason as it enters the limiter
-    // Kept after the call settles: aborting the caller's signal still errors the response body, as in fetch.
-    caller?.addEventListener('abort', () => own.abort(caller.reason), { once: true })
+    own.follow(caller)
     job.signal = own.signal
     calls.add(own)
   }
 
+  /** The call settled: `own` no longer follows the caller (the body's fetch does, through its relay). */
+  function unlink(own: CallController): void {
+    own.unfollow()
+    live?.delete(own)
+  }
+
   /** The job for a call, a promise of it when a Request body must be read first, or undefined to pass through. */
-  function prepare(input: FetchInput, init: PoliteRequestInit | undefined, own: AbortController | undefined): FetchJob | Promise<FetchJob> | undefined {
+  function prepare(input: FetchInput, init: PoliteRequestInit | undefined, own: CallController | undefined): FetchJob | Promise<FetchJob> | undefined {
     const request = isRequest(input) ? input : undefined
     const href = request !== undefined ? request.url : typeof input === 'string' ? input : String(input)
     // The hot path needs only the origin (the lane): a cached one for a plain absolute
@@ -234,6 +265,7 @@ export function createClient(options: ClientOptions = {}): Client {
     const job = new FetchJob(context, request ?? href, method, origin, url?.pathname, url?.href ?? href)
     job.signal =
       init !== undefined && 'signal' in init ? (init.signal ?? undefined) : request !== undefined ? request.signal : undefined
+    job.callerSignal = job.signal
     if (own !== undefined && live !== undefined) link(job, own, live)
 
     // Built only when something needs the headers (scope/cost options, a non-idempotent method).

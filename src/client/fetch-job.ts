@@ -13,6 +13,7 @@ import type { HeaderSampling } from './header-sampling.js'
 import { giveUpFields } from './give-up-header.js'
 import type { AttemptOutcome, AttemptReport, GiveUpMode, Job } from './limiter-types.js'
 import { responseSignal } from './response-signal.js'
+import { SignalRelay } from './signal-relay.js'
 import { noop } from './timer.js'
 
 export { PACED_HEADER, PACED_HEADER_VALUE } from './response-signal.js'
@@ -69,30 +70,6 @@ function refusedByFetch(error: TypeError): boolean {
   return cause instanceof Error && FETCH_DECISIONS.has(cause.message)
 }
 
-/**
- * A signal aborted by the first of `a` and `b`, with its reason. AbortSignal.any where there is one
- * (it holds its sources weakly); otherwise listeners, removed by the first abort.
- */
-function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  const any = (AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal }).any
-  if (typeof any === 'function') return any.call(AbortSignal, [a, b])
-  const controller = new AbortController()
-  const from = (source: AbortSignal): (() => void) => () => {
-    a.removeEventListener('abort', fromA)
-    b.removeEventListener('abort', fromB)
-    controller.abort(source.reason)
-  }
-  const fromA = from(a)
-  const fromB = from(b)
-  if (a.aborted) controller.abort(a.reason)
-  else if (b.aborted) controller.abort(b.reason)
-  else {
-    a.addEventListener('abort', fromA)
-    b.addEventListener('abort', fromB)
-  }
-  return controller.signal
-}
-
 /** The signal of an opaque response (status 0): an answer the server gave, whatever it was. */
 const OPAQUE_ANSWER: Signal = Object.freeze({ kind: 'ok', status: 0 }) as Signal
 
@@ -138,6 +115,8 @@ export class FetchJob implements Job<Response> {
   scope = ''
   cost = 1
   signal: AbortSignal | undefined = undefined
+  /** The caller's own signal; `signal` may be one of the client's that follows it (over a shared limiter). */
+  callerSignal: AbortSignal | undefined = undefined
   retryErrors = false
   priority: number | undefined = undefined
   deadlineMs: number | undefined = undefined
@@ -200,14 +179,19 @@ export class FetchJob implements Job<Response> {
 
   start(attemptSignal: AbortSignal | undefined, attemptNumber: number, report: AttemptReport<Response>): void {
     let pending: Promise<Response>
+    // The attempt's signal is the limiter's, not the caller's: fetch follows both (signal-relay.ts).
+    const caller = this.callerSignal
+    const relay = attemptSignal === undefined || caller === undefined || caller === attemptSignal ? undefined : new SignalRelay(attemptSignal, caller)
     try {
-      pending = this.context.underlying()(this.input, this.#attemptInit(attemptSignal, attemptNumber))
+      pending = this.context.underlying()(this.input, this.#attemptInit(relay?.signal ?? attemptSignal, attemptNumber))
     } catch (error) {
+      relay?.release()
       report.failed(error)
       return
     }
     pending.then(
       (response) => {
+        relay?.holdFor(response)
         let outcome: FetchOutcome
         try {
           outcome = this.#outcome(response)
@@ -217,7 +201,10 @@ export class FetchJob implements Job<Response> {
         }
         report.done(outcome)
       },
-      (error: unknown) => report.failed(error),
+      (error: unknown) => {
+        relay?.release()
+        report.failed(error)
+      },
     )
   }
 
@@ -256,7 +243,7 @@ export class FetchJob implements Job<Response> {
       // is, no signal (a Request's own `signal` still applies, as with plain fetch) or the caller's
       // `signal: null`, which frees the call from its Request's signal (replaced by undefined, an
       // aborted Request signal failed every attempt until the deadline).
-      if (attemptSignal !== undefined) init.signal = this.#fetchSignal(attemptSignal)
+      if (attemptSignal !== undefined) init.signal = attemptSignal
       if (body.kind === 'value') init.body = body.value
       else if (body.kind === 'factory') init.body = this.#produceBody(body.factory)
       else if (body.kind === 'once') {
@@ -265,18 +252,6 @@ export class FetchJob implements Job<Response> {
       }
     }
     return init
-  }
-
-  /**
-   * What fetch is handed: the attempt's signal, which is the caller's own unless the attempt has a
-   * signal of the limiter's (a `timeoutMs`). That one lets go of the caller's signal once the call
-   * resolves, so the caller's abort must reach fetch as well: it ends the response body as in fetch
-   * (before, a download or stream the caller aborted went on, its read pending for good).
-   */
-  #fetchSignal(attemptSignal: AbortSignal): AbortSignal {
-    const caller = this.signal
-    if (caller === undefined || caller === attemptSignal) return attemptSignal
-    return anySignal(attemptSignal, caller)
   }
 
   /** The caller's `politeFetch.body()` for this attempt; what it throws is remembered for `finalFailure`. */

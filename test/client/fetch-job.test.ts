@@ -1,8 +1,10 @@
 // The fetch job's verdicts on failures, against a real server and Node's fetch (undici).
+import { getEventListeners } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Client, createClient } from '../../src/client/create-client.js'
+import { createLimiter } from '../../src/client/create-limiter.js'
 import type { LimiterEventName, LimiterEvents } from '../../src/client/limiter-events.js'
 import { type LocalServer, startLocalServer } from '../helpers/local-server.js'
 import { ManualClock } from '../helpers/manual-clock.js'
@@ -110,17 +112,36 @@ describe('FetchJob: the signal fetch gets', () => {
   })
 })
 
+describe("FetchJob: the caller's signal", () => {
+  // A caller's signal may live as long as the app: each call's listeners on it must go when the
+  // call has ended (a response's relay goes with the Response, to garbage collection).
+  it.each([{ timeoutMs: 10_000 }, { shared: true }])('keeps no listener on it once a call has failed (%o)', async ({ shared, ...options }) => {
+    const clock = new ManualClock()
+    const limiter = shared === true ? createLimiter({ clock, strategy: recordingStrategy({ intervalMs: 10 }) }) : undefined
+    const own = createClient(limiter === undefined ? { clock, strategy: recordingStrategy({ intervalMs: 10 }), ...options } : { limiter })
+    const appSignal = new AbortController().signal
+    server.reply('destroy')
+    await expect(own.fetch(`${server.origin}/a`, { method: 'POST', body: 'x', signal: appSignal })).rejects.toThrow(TypeError)
+    expect(getEventListeners(appSignal, 'abort')).toHaveLength(0)
+    await own.close()
+    await limiter?.close()
+  })
+})
+
 describe('FetchJob: the caller aborts while reading the body', () => {
   // As with fetch, the caller's signal ends the body too. With `timeoutMs` the attempt has a
   // signal of the limiter's own, which lets go of the caller's once the call resolves.
-  it.each([{}, { timeoutMs: 10_000 }])('rejects the read with the reason (%o)', async (options) => {
+  it.each([{}, { timeoutMs: 10_000 }, { shared: true }])('rejects the read with the reason (%o)', async ({ shared, ...options }) => {
     const streaming = createServer((_request, response) => {
       response.writeHead(200)
       response.write('first') // and never ends
     })
     await new Promise<void>((resolve) => streaming.listen(0, '127.0.0.1', resolve))
     const origin = `http://127.0.0.1:${(streaming.address() as AddressInfo).port}`
-    const own = createClient({ clock: new ManualClock(), strategy: recordingStrategy({ intervalMs: 10 }), ...options })
+    const clock = new ManualClock()
+    // Over a shared limiter, the call's signal is one of the client's, which close() aborts.
+    const limiter = shared === true ? createLimiter({ clock, strategy: recordingStrategy({ intervalMs: 10 }) }) : undefined
+    const own = createClient(limiter === undefined ? { clock, strategy: recordingStrategy({ intervalMs: 10 }), ...options } : { limiter })
     try {
       const controller = new AbortController()
       const response = await own.fetch(origin, { signal: controller.signal })
@@ -131,6 +152,7 @@ describe('FetchJob: the caller aborts while reading the body', () => {
       await expect(rest).rejects.toBe('user cancelled')
     } finally {
       await own.close()
+      await limiter?.close()
       streaming.closeAllConnections()
       streaming.close()
     }
