@@ -12,6 +12,7 @@ import { OriginCache } from './origin-cache.js'
 import type { ScopeStats } from './lane.js'
 import type { LimiterEventName, Listener } from './limiter-events.js'
 import { checkClientOptionNames, type ClientOptions, type RequestDescriptor, resolveClientOptions } from './options.js'
+import { snapshotBody, snapshotHeaders } from './init-snapshot.js'
 import { isReplayableBody, readBounded } from './request-body.js'
 import type { TelemetryStrategy } from './telemetry-strategies.js'
 
@@ -288,13 +289,15 @@ export function createClient(options: ClientOptions = {}): Client {
     let attemptInit: (RequestInit & { politeFetch?: unknown; duplex?: string }) | undefined
     if (init !== undefined) {
       attemptInit = { ...init }
+      // As it is now: the attempts may go out later (init-snapshot.ts).
+      if (init.headers !== undefined && init.headers !== null) attemptInit.headers = snapshotHeaders(init.headers)
       if (polite !== undefined) delete attemptInit.politeFetch
     }
     job.init = attemptInit
     let pendingRead: ReturnType<typeof readBounded> | undefined
     if (typeof polite?.body === 'function') job.body = { kind: 'factory', factory: polite.body }
     else if (init?.body !== undefined && init.body !== null) {
-      job.body = isReplayableBody(init.body) ? { kind: 'value', value: init.body } : { kind: 'once', value: init.body }
+      job.body = isReplayableBody(init.body) ? { kind: 'value', value: snapshotBody(init.body) } : { kind: 'once', value: init.body }
     } else if (request !== undefined && request.body !== null) {
       // init.body null/undefined means "the Request's own body", as in fetch.
       if (request.bodyUsed) throw new TypeError('polite-fetch: the Request body has already been used')

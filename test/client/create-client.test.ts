@@ -160,6 +160,37 @@ describe('createClient: fetch compatibility', () => {
     expect(server.requests.map((r) => r.url).sort()).toEqual(['/list?page=1', '/list?page=1', '/list?page=2', '/list?page=3'])
   })
 
+  it('sends the headers and body an init had when the call was made, though the caller reuses them', async () => {
+    makeClient()
+    // A 429 gates the lane first: the calls below wait in its queue and go out later.
+    server.reply({ status: 429, headers: { 'retry-after-ms': '40' } })
+    const retried = next('retry')
+    const gate = track(client.fetch(`${server.origin}/gate`))
+    await retried
+    const headers: Record<string, string> = {}
+    const form = new URLSearchParams()
+    const bytes = new Uint8Array(1)
+    const calls = [1, 2, 3].map((page) => {
+      // One headers object, one form and one buffer, moved on per call (fetch reads them at the call).
+      headers['x-page'] = String(page)
+      form.set('page', String(page))
+      bytes[0] = 48 + page
+      return [
+        track(client.fetch(`${server.origin}/h`, { headers })),
+        track(client.fetch(`${server.origin}/f`, { method: 'POST', body: form })),
+        track(client.fetch(`${server.origin}/b`, { method: 'POST', body: bytes })),
+      ]
+    }).flat()
+    calls.push(gate)
+    for (let step = 0; step < 20 && calls.some((call) => !call.settled); step++) {
+      await new Promise((resolve) => setTimeout(resolve, 2)) // let real I/O progress
+      await clock.advance(100)
+    }
+    expect(calls.every((call) => call.value?.status === 200)).toBe(true)
+    const sent = server.requests.map((r) => `${r.url} ${r.headers['x-page'] ?? ''}${r.body}`).sort()
+    expect(sent).toEqual(['/b 1', '/b 2', '/b 3', '/f page=1', '/f page=2', '/f page=3', '/gate ', '/gate ', '/h 1', '/h 2', '/h 3'])
+  })
+
   it('passes non-HTTP URLs straight to fetch', async () => {
     makeClient()
     const response = await client.fetch('data:text/plain,hello')
