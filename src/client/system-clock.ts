@@ -18,30 +18,37 @@ export const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
 type TimeoutHandle = ReturnType<typeof setTimeout>
 
-// The last reading the wall clock gave, and the monotonic clock's reading then.
-let anchorNow = -Infinity
-let anchorMonoMs = 0
+// The last reading; and while the wall clock is behind it (after a step back), the reading it
+// counts on from and performance.now's reading then (undefined otherwise).
+let lastNow = -Infinity
+let carriedFrom: number | undefined
+let carriedFromMonoMs = 0
 
 /**
  * Date.now that never goes back. Every deadline, gate and pacing time is an instant on this
  * clock; when the wall clock is set back by J (by hand, an NTP step, a VM restored), those
  * instants would all lie J further ahead: each lane stalled and no call reached its deadline for
- * J longer (hours, for a clock set back by hours). So the clock is the later of the wall clock
- * and the last wall reading carried on by the monotonic clock (performance.now): after a step
- * back it counts on from where it was, J ahead of the wall clock, until the wall clock reaches it
- * again (set right, or caught up); a step forward, or a sleep the monotonic clock did not count,
- * passes through. Module-wide: one clock per page, worker or process.
+ * J longer (hours, for a clock set back by hours). After such a step the clock counts on from its
+ * last reading by the monotonic clock (performance.now), J ahead of the wall clock, until the wall
+ * clock reaches it again (set right, or caught up); the time between that last reading and the
+ * step is not known, so a timer due then fires that much later, at most its own length. A step
+ * forward, or a sleep, passes through. The usual path reads Date.now alone (performance.now
+ * doubled the cost of a reading, on the hot path). Module-wide: one clock per page, worker or process.
  */
 function epochNow(): number {
   const wall = Date.now()
+  if (carriedFrom === undefined && wall >= lastNow) return (lastNow = wall)
   const monoMs = globalThis.performance?.now() ?? 0
-  const carried = anchorNow + Math.floor(monoMs - anchorMonoMs)
-  if (wall >= carried) {
-    anchorNow = wall
-    anchorMonoMs = monoMs
-    return wall
+  if (carriedFrom === undefined) {
+    carriedFrom = lastNow
+    carriedFromMonoMs = monoMs
   }
-  return carried
+  const carried = carriedFrom + Math.max(0, Math.floor(monoMs - carriedFromMonoMs))
+  if (wall >= carried) {
+    carriedFrom = undefined
+    return (lastNow = wall)
+  }
+  return (lastNow = carried)
 }
 
 /** A timer longer than MAX_TIMEOUT_MS: one setTimeout per step, `handle` always the current one. */
