@@ -2,19 +2,16 @@
 // Epoch ms (not performance.now) because pacer state is persisted and shared with
 // the service worker, whose performance.now origin resets on every restart. But never
 // backwards: see epochNow.
-import type { Clock } from '../core/types.js'
+import { type Clock, MAX_TIMEOUT_MS } from '../core/types.js'
 import type { TimerClock } from './timer.js'
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError')
 }
 
-/**
- * The longest delay setTimeout honours: beyond it (about 24.8 days) Node and browsers fire
- * after 1 ms instead, so a 30-day deadline would expire at once and a lane gated that far
- * ahead would wake every millisecond. Longer timers are chained in steps of this size.
- */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1
+// Beyond MAX_TIMEOUT_MS a 30-day deadline would expire at once and a lane gated that far ahead
+// would wake every millisecond: longer timers are chained in steps of that size.
+export { MAX_TIMEOUT_MS }
 
 type TimeoutHandle = ReturnType<typeof setTimeout>
 

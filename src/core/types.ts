@@ -156,6 +156,13 @@ export interface Strategy {
   create(init: PacerInit): Pacer
 }
 
+/**
+ * The longest delay setTimeout honours: beyond it (about 24.8 days; Infinity included) Node and
+ * browsers fire after 1 ms instead. The system clock chains longer timers in steps of this size;
+ * the telemetry link and driver hold their timer options to it.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1
+
 /** Time, injected. Epoch milliseconds (not a monotonic origin): state is persisted and shared. */
 export interface Clock {
   now(): number

@@ -3,11 +3,9 @@
 // failed every report as a timeout 1 ms after sending it, and `tickMs: Infinity` ticked
 // every millisecond. Such a value is held to the longest delay a timer honours; one that is
 // not a positive number gets the default.
-
-/** The longest delay setTimeout honours. */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1
+import { MAX_TIMEOUT_MS } from '../core/types.js'
 
 export function timerDelayMs(value: number | undefined, defaultMs: number): number {
   if (typeof value !== 'number' || !(value > 0)) return defaultMs
-  return Math.min(value, MAX_TIMER_DELAY_MS)
+  return Math.min(value, MAX_TIMEOUT_MS)
 }
